@@ -1,0 +1,225 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrClosed is wrapped by the error of every call on a closed connection.
+var ErrClosed = errors.New("connection closed")
+
+// Options are a Conn's hooks. Every hook is optional and runs on the reader
+// goroutine, in the order of the lines read, so a hook must not block.
+type Options struct {
+	// Handle receives each request and notification of the peer.
+	Handle func(*Message)
+	// Batch receives the elements of a line holding a JSON array. When nil,
+	// such a line goes to Invalid.
+	Batch func(elems [][]byte)
+	// Invalid receives each line that is not a JSON-RPC message; msg holds
+	// what could be parsed (maybe nil) and err wraps ErrParse or ErrInvalid.
+	Invalid func(line []byte, msg *Message, err error)
+	// Unmatched receives a response to no pending call, such as the late
+	// answer to a call whose context ended.
+	Unmatched func(*Message)
+	// Cancelled is told about each call whose context ended before its
+	// answer came: the id it was sent under and context.Cause of the context.
+	Cancelled func(id json.RawMessage, cause error)
+}
+
+// Conn is a JSON-RPC connection over a reader and a writer carrying one
+// message per line.
+type Conn struct {
+	r    io.Reader
+	opts Options
+
+	wmu sync.Mutex // protects w: each whole line is one Write
+	w   io.Writer
+
+	lastID atomic.Int64
+
+	mu      sync.Mutex // protects pending and err
+	pending map[string]chan *Message
+	err     error // why the connection closed; nil while open
+
+	done chan struct{} // closed by Close
+}
+
+// NewConn returns a connection reading r and writing w. Call Run to start
+// reading.
+func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
+	return &Conn{r: r, w: w, opts: opts, pending: make(map[string]chan *Message), done: make(chan struct{})}
+}
+
+// Run reads lines until the reader ends, dispatching each, and then closes
+// the connection with the reader's error (io.EOF at a clean end). There is
+// no limit on the length of a line.
+func (c *Conn) Run() error {
+	br := bufio.NewReaderSize(c.r, 64<<10)
+	var readErr error
+	for readErr == nil {
+		var line []byte
+		line, readErr = br.ReadBytes('\n')
+		if len(line) > 0 {
+			c.dispatch(line)
+		}
+	}
+	c.Close(readErr)
+	return readErr
+}
+
+func (c *Conn) dispatch(line []byte) {
+	line = trimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] == '[' && c.opts.Batch != nil {
+		if !json.Valid(line) {
+			c.invalid(line, nil, fmt.Errorf("%w: %s", ErrParse, validationError(line)))
+			return
+		}
+		elems, err := Elements(line)
+		if err != nil {
+			c.invalid(line, nil, fmt.Errorf("%w: %v", ErrInvalid, err))
+			return
+		}
+		c.opts.Batch(elems)
+		return
+	}
+	m, err := Parse(line)
+	if err != nil {
+		c.invalid(line, m, err)
+		return
+	}
+	if m.IsResponse() {
+		c.deliver(m)
+		return
+	}
+	if c.opts.Handle != nil {
+		c.opts.Handle(m)
+	}
+}
+
+func (c *Conn) invalid(line []byte, m *Message, err error) {
+	if c.opts.Invalid != nil {
+		c.opts.Invalid(line, m, err)
+	}
+}
+
+func (c *Conn) deliver(m *Message) {
+	c.mu.Lock()
+	ch, ok := c.pending[string(m.ID)]
+	delete(c.pending, string(m.ID))
+	c.mu.Unlock()
+	if ok {
+		ch <- m
+	} else if c.opts.Unmatched != nil {
+		c.opts.Unmatched(m)
+	}
+}
+
+// Call sends a request with a fresh id and waits for its answer: a response
+// message whose Result or Error is set. It fails when the connection closes
+// first, and when ctx ends first, after telling Options.Cancelled.
+func (c *Conn) Call(ctx context.Context, method string, params []byte) (*Message, error) {
+	id := strconv.AppendInt(nil, c.lastID.Add(1), 10)
+	ch := make(chan *Message, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.pending[string(id)] = ch
+	c.mu.Unlock()
+
+	if err := c.Write(AppendRequest(nil, id, method, params)); err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-c.done:
+		select {
+		case m := <-ch:
+			return m, nil
+		default:
+		}
+		return nil, c.Err()
+	case <-ctx.Done():
+		if !c.forget(id) {
+			// The answer won the race; it is in ch.
+			return <-ch, nil
+		}
+		if c.opts.Cancelled != nil {
+			c.opts.Cancelled(id, context.Cause(ctx))
+		}
+		return nil, context.Cause(ctx)
+	}
+}
+
+// forget removes a pending call and reports whether it was still pending.
+func (c *Conn) forget(id []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[string(id)]
+	delete(c.pending, string(id))
+	return ok
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(method string, params []byte) error {
+	return c.Write(AppendNotification(nil, method, params))
+}
+
+// Write writes one complete line (ending in a newline) in a single Write.
+func (c *Conn) Write(line []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.w.Write(line)
+	return err
+}
+
+// Reply answers the request id with a raw result.
+func (c *Conn) Reply(id, result []byte) error {
+	return c.Write(AppendResult(nil, id, result))
+}
+
+// ReplyError answers the request id with a raw error object.
+func (c *Conn) ReplyError(id, errObj []byte) error {
+	return c.Write(AppendError(nil, id, errObj))
+}
+
+// Close closes the connection because of cause: pending and later calls fail
+// with an error wrapping ErrClosed and cause. It does not close the reader
+// or the writer, which belong to the caller. Only the first cause counts.
+func (c *Conn) Close(cause error) {
+	if cause == nil {
+		cause = io.EOF
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	c.err = fmt.Errorf("%w: %w", ErrClosed, cause)
+	close(c.done)
+}
+
+// Done is closed when the connection closes.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection closed, or nil while it is open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}

@@ -1,0 +1,75 @@
+// Package jsonrpc is a newline-delimited JSON-RPC 2.0 codec and connection that
+// keeps ids and payloads as the raw bytes the peer sent.
+//
+// Nothing that merely passes through is decoded and re-encoded: a Message holds
+// sub-slices of the line it was parsed from, outgoing lines are built by
+// appending bytes (see AppendRequest and friends), and the small raw-JSON
+// helpers (Members, Elements, Member, ReplaceMember) edit one member of an
+// object while leaving every other byte alone.
+//
+// A Conn reads one message per line (no line-length limit), correlates the
+// answers to its own requests by id, and hands every request and notification
+// of the peer to a handler.
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Version is the only JSON-RPC version this package speaks.
+const Version = "2.0"
+
+// Standard JSON-RPC error codes, and the MCP ones the aggregator uses.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeResourceNotFound = -32002
+)
+
+// Error is a JSON-RPC error object built by this side of a connection. Error
+// objects that only pass through are never decoded into it.
+type Error struct {
+	Code    int
+	Message string
+	Data    json.RawMessage // optional
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc: error %d: %s", e.Code, e.Message)
+}
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, &jsonrpc.Error{Code: CodeMethodNotFound}) works.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	return errors.As(target, &t) && t.Code == e.Code
+}
+
+// MarshalJSON encodes the error object.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	return e.Append(nil), nil
+}
+
+// Append appends the error object's JSON to b.
+func (e *Error) Append(b []byte) []byte {
+	b = append(b, `{"code":`...)
+	b = strconv.AppendInt(b, int64(e.Code), 10)
+	b = append(b, `,"message":`...)
+	b = AppendString(b, e.Message)
+	if len(e.Data) > 0 {
+		b = append(b, `,"data":`...)
+		b = append(b, e.Data...)
+	}
+	return append(b, '}')
+}
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,176 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Errors of Parse, distinguished with errors.Is.
+var (
+	ErrParse   = errors.New("not valid JSON")
+	ErrInvalid = errors.New("not a valid JSON-RPC 2.0 message")
+)
+
+// Message is one JSON-RPC message. The raw fields are sub-slices of the parsed
+// line, exactly as the peer wrote them; a nil field was absent.
+type Message struct {
+	ID     json.RawMessage // e.g. `7` or `"a"`; nil in a notification
+	Method string          // "" in a response
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  json.RawMessage
+}
+
+// IsRequest reports whether m is a request (a method and an id).
+func (m *Message) IsRequest() bool { return m.Method != "" && m.ID != nil }
+
+// IsNotification reports whether m is a notification (a method, no id).
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID == nil }
+
+// IsResponse reports whether m answers a request.
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// Parse parses one line. On ErrInvalid the returned message still carries
+// whatever id could be read, so that the error can be answered under it.
+func Parse(line []byte) (*Message, error) {
+	line = trimSpace(line)
+	if !json.Valid(line) {
+		return nil, fmt.Errorf("%w: %s", ErrParse, validationError(line))
+	}
+	ms, err := Members(line)
+	if err != nil {
+		return nil, fmt.Errorf("%w: expected a JSON object", ErrInvalid)
+	}
+	m := &Message{}
+	var version, method json.RawMessage
+	for _, mb := range ms {
+		switch mb.Key {
+		case "jsonrpc":
+			version = mb.Value
+		case "id":
+			m.ID = mb.Value
+		case "method":
+			method = mb.Value
+		case "params":
+			m.Params = mb.Value
+		case "result":
+			m.Result = mb.Value
+		case "error":
+			m.Error = mb.Value
+		}
+	}
+	if m.ID != nil && !validID(m.ID) {
+		id := m.ID
+		m.ID = nil
+		return m, fmt.Errorf("%w: id must be a string or a number, not %s", ErrInvalid, clip(id))
+	}
+	if v, ok := String(version); !ok || v != Version {
+		return m, fmt.Errorf(`%w: "jsonrpc" must be "2.0"`, ErrInvalid)
+	}
+	if method != nil {
+		name, ok := String(method)
+		if !ok || name == "" {
+			return m, fmt.Errorf(`%w: "method" must be a non-empty string`, ErrInvalid)
+		}
+		m.Method = name
+		if m.ID != nil && string(m.ID) == "null" {
+			return m, fmt.Errorf("%w: a request id must not be null", ErrInvalid)
+		}
+		if m.Params != nil && m.Params[0] != '{' && m.Params[0] != '[' {
+			return m, fmt.Errorf(`%w: "params" must be an object or an array`, ErrInvalid)
+		}
+		return m, nil
+	}
+	if m.ID == nil {
+		return m, fmt.Errorf(`%w: neither "method" nor "id"`, ErrInvalid)
+	}
+	if (m.Result == nil) == (m.Error == nil) {
+		return m, fmt.Errorf(`%w: a response needs exactly one of "result" and "error"`, ErrInvalid)
+	}
+	if m.Error != nil && m.Error[0] != '{' {
+		return m, fmt.Errorf(`%w: "error" must be an object`, ErrInvalid)
+	}
+	return m, nil
+}
+
+func validID(id []byte) bool {
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	}
+	return string(id) == "null"
+}
+
+// validationError says where a line stops being JSON.
+func validationError(line []byte) string {
+	var v any
+	err := json.Unmarshal(line, &v)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("%v (at byte %d)", syn, syn.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "invalid JSON"
+}
+
+func clip(b []byte) string {
+	const max = 40
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}
+
+// AppendRequest appends a request line, newline included.
+func AppendRequest(b, id []byte, method string, params []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	return appendMethodParams(b, method, params)
+}
+
+// AppendNotification appends a notification line, newline included.
+func AppendNotification(b []byte, method string, params []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	return appendMethodParams(b, method, params)
+}
+
+func appendMethodParams(b []byte, method string, params []byte) []byte {
+	b = append(b, `,"method":`...)
+	b = AppendString(b, method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, "}\n"...)
+}
+
+// AppendResult appends a response line carrying result, newline included.
+func AppendResult(b, id, result []byte) []byte {
+	return appendResponse(b, id, `,"result":`, result)
+}
+
+// AppendError appends a response line carrying the raw error object errObj,
+// newline included. A nil id is written as null.
+func AppendError(b, id, errObj []byte) []byte {
+	return appendResponse(b, id, `,"error":`, errObj)
+}
+
+func appendResponse(b, id []byte, field string, payload []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	if id == nil {
+		id = []byte("null")
+	}
+	b = append(b, id...)
+	b = append(b, field...)
+	b = append(b, payload...)
+	return append(b, "}\n"...)
+}
+
+// IntID returns the raw id for n.
+func IntID(n int64) json.RawMessage {
+	return strconv.AppendInt(nil, n, 10)
+}
