@@ -1,0 +1,118 @@
+package config
+
+import (
+	"slices"
+	"testing"
+)
+
+// lookupIn returns a LookupEnv function over env.
+func lookupIn(env map[string]string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v, ok := env[name]
+		return v, ok
+	}
+}
+
+var testEnv = map[string]string{
+	"HOME":  "/home/u",
+	"TOKEN": "s3cret",
+	"EMPTY": "",
+	"A_1":   "a1",
+	"DOLL":  "$HOME", // values are not expanded again
+}
+
+func TestExpand(t *testing.T) {
+	tests := []struct {
+		name, in, want, err string
+	}{
+		{"no dollar", "plain text {x}", "plain text {x}", ""},
+		{"empty", "", "", ""},
+		{"bare name", "$HOME/bin", "/home/u/bin", ""},
+		{"braced name", "${HOME}/bin", "/home/u/bin", ""},
+		{"braced name glued", "${TOKEN}x", "s3cretx", ""},
+		{"bare name takes longest run", "$A_1.x", "a1.x", ""},
+		{"bare name then non-name", "x-$TOKEN-y", "x-s3cret-y", ""},
+		{"value not expanded again", "$DOLL", "$HOME", ""},
+		{"non-ASCII kept", "héllo $TOKEN ü", "héllo s3cret ü", ""},
+		{"default when unset", "${NOPE:-fallback}", "fallback", ""},
+		{"default when empty", "${EMPTY:-fallback}", "fallback", ""},
+		{"default not used when set", "${TOKEN:-fallback}", "s3cret", ""},
+		{"empty default", "a${NOPE:-}b", "ab", ""},
+		{"default is literal", "${NOPE:-a:-b $HOME ${x}", "a:-b $HOME ${x", ""},
+		{"dollar dollar", "$$", "$", ""},
+		{"dollar dollar before name", "$$HOME", "$HOME", ""},
+		{"three dollars", "$$$HOME", "$/home/u", ""},
+		{"dollar digit", "$1 and $2", "$1 and $2", ""},
+		{"dollar dash", "a$-b", "a$-b", ""},
+		{"dollar space", "costs $ 5", "costs $ 5", ""},
+		{"trailing dollar", "abc$", "abc$", ""},
+		{"lone dollar", "$", "$", ""},
+		{"unset bare", "$NOPE", "", "environment variable NOPE is not set"},
+		{"unset braced", "x${NOPE}y", "", "environment variable NOPE is not set"},
+		{"empty bare", "$EMPTY", "", "environment variable EMPTY is empty"},
+		{"empty braced", "${EMPTY}", "", "environment variable EMPTY is empty"},
+		{"bare takes whole run", "$HOMEDIR", "", "environment variable HOMEDIR is not set"},
+		{"unterminated", "${HOME", "", "unterminated ${...}"},
+		{"unterminated with default", "a ${X:-b", "", "unterminated ${...}"},
+		{"empty braces", "${}", "", `invalid variable name ""`},
+		{"name starts with digit", "${9x}", "", `invalid variable name "9x"`},
+		{"name with space", "${a b}", "", `invalid variable name "a b"`},
+		{"invalid name with default", "${9x:-d}", "", `invalid variable name "9x"`},
+		{"bash unset-only default is not a rule", "${a-b}", "", `invalid variable name "a-b"`},
+		{"every problem", "$A ${EMPTY} ${9} ${B", "",
+			"environment variable A is not set\nenvironment variable EMPTY is empty\n" +
+				`invalid variable name "9"` + "\nunterminated ${...}"},
+		{"repeats reported once", "$NOPE:$NOPE", "", "environment variable NOPE is not set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Expand(tt.in, lookupIn(testEnv))
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("Expand(%q) error = %v, want %q", tt.in, err, tt.err)
+				}
+				if got != "" {
+					t.Errorf("Expand(%q) = %q with an error, want \"\"", tt.in, got)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("Expand(%q) = %q, %v; want %q, nil", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpandJoinedErrors(t *testing.T) {
+	_, err := Expand("$A$B", lookupIn(nil))
+	u, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatalf("error %T does not unwrap to several errors", err)
+	}
+	if errs := u.Unwrap(); len(errs) != 2 || errs[1].Error() != "environment variable B is not set" {
+		t.Errorf("Unwrap() = %q, want one error per variable", errs)
+	}
+}
+
+func TestExpandNilLookupUsesEnvironment(t *testing.T) {
+	t.Setenv("CONFIG_TEST_EXPAND", "from-env")
+	got, err := Expand("${CONFIG_TEST_EXPAND}", nil)
+	if err != nil || got != "from-env" {
+		t.Errorf("Expand with nil lookup = %q, %v; want %q, nil", got, err, "from-env")
+	}
+}
+
+func TestExpandLooksUpOnlyNames(t *testing.T) {
+	var asked []string
+	lookup := func(name string) (string, bool) {
+		asked = append(asked, name)
+		return "v", true
+	}
+	_, err := Expand("$$A ${B:-x} $C ${9} $1 ${D", lookup)
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	if want := []string{"B", "C"}; !slices.Equal(asked, want) {
+		t.Errorf("looked up %q, want %q", asked, want)
+	}
+}
