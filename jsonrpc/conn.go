@@ -99,7 +99,7 @@ func (c *Conn) dispatch(line []byte) {
 		return
 	}
 	if m.IsResponse() {
-		c.deliver(m)
+		c.Deliver(m)
 		return
 	}
 	if c.opts.Handle != nil {
@@ -113,7 +113,11 @@ func (c *Conn) invalid(line []byte, m *Message, err error) {
 	}
 }
 
-func (c *Conn) deliver(m *Message) {
+// Deliver hands a response to the call waiting for it and reports whether
+// one was; an unmatched response goes to Options.Unmatched. Run calls it for
+// every response line; a caller that reads responses elsewhere (inside a
+// batch) calls it too.
+func (c *Conn) Deliver(m *Message) bool {
 	c.mu.Lock()
 	ch, ok := c.pending[string(m.ID)]
 	delete(c.pending, string(m.ID))
@@ -123,6 +127,7 @@ func (c *Conn) deliver(m *Message) {
 	} else if c.opts.Unmatched != nil {
 		c.opts.Unmatched(m)
 	}
+	return ok
 }
 
 // Call sends a request with a fresh id and waits for its answer: a response

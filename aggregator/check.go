@@ -1,0 +1,68 @@
+package aggregator
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Check starts every child, initializes it as a client would (with the
+// latest protocol version and no client capabilities), lists its tools and
+// writes a report to w: one row per server, then every prefixed tool name,
+// then what went wrong. It stops the children and reports whether all of
+// them started.
+func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
+	a.startChildren()
+	clientInfo := a.serverInfo()
+	a.mu.Lock()
+	a.initStarted, a.version = true, LatestVersion
+	a.mu.Unlock()
+	a.startAll(childInitParams(LatestVersion, []byte("{}"), clientInfo))
+	a.waitReady(ctx)
+
+	ok := true
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATUS\tPROTOCOL\tSTARTUP\tTOOLS")
+	var tools, problems []string
+	for _, c := range a.children {
+		c.mu.Lock()
+		state, version, startup, failure := c.state, c.version, c.startup, c.failure
+		n := len(c.tools)
+		if state == stateRunning {
+			for _, t := range c.tools {
+				tools = append(tools, c.key+a.opts.Separator+t.name)
+			}
+		}
+		c.mu.Unlock()
+		if state != stateRunning {
+			ok = false
+			if failure == nil {
+				failure = fmt.Errorf("did not start: %v", context.Cause(ctx))
+			}
+			problems = append(problems, fmt.Sprintf("%s: %v", c.key, failure))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", c.key, stateFailed, orDash(version))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", c.key, state, version, startup.Round(time.Millisecond).Milliseconds(), n)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))
+	for _, t := range tools {
+		fmt.Fprintf(w, "  %s\n", t)
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
+	}
+	a.shutdown()
+	return ok
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

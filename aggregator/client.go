@@ -1,0 +1,429 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// clientCapabilities are the client capabilities the aggregator can relay to
+// children.
+type clientCapabilities struct {
+	sampling, elicitation, roots bool
+	forChildren                  []byte // the relayable members, raw
+}
+
+// relayedClientCapabilities are the client capabilities passed to children:
+// the ones whose requests the aggregator relays from children to the client.
+var relayedClientCapabilities = []string{"sampling", "elicitation", "roots"}
+
+func parseClientCapabilities(raw []byte) clientCapabilities {
+	var caps clientCapabilities
+	b := []byte{'{'}
+	ms, _ := jsonrpc.Members(raw)
+	for _, m := range ms {
+		relayed := false
+		for _, name := range relayedClientCapabilities {
+			relayed = relayed || m.Key == name
+		}
+		if !relayed || string(m.Value) == "null" {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = jsonrpc.AppendString(b, m.Key)
+		b = append(b, ':')
+		b = append(b, m.Value...)
+		switch m.Key {
+		case "sampling":
+			caps.sampling = true
+		case "elicitation":
+			caps.elicitation = true
+		case "roots":
+			caps.roots = true
+		}
+	}
+	caps.forChildren = append(b, '}')
+	return caps
+}
+
+// cancelReason is the cause of a request cancelled by a peer's
+// notifications/cancelled; reason is the raw "reason" member, if any.
+type cancelReason struct{ reason []byte }
+
+func (*cancelReason) Error() string { return "cancelled by the peer" }
+
+// sendCancelled tells conn's peer that the request id is cancelled.
+func sendCancelled(conn *jsonrpc.Conn, id []byte, cause error) {
+	if conn == nil {
+		return
+	}
+	b := append([]byte(`{"requestId":`), id...)
+	var cr *cancelReason
+	if errors.As(cause, &cr) {
+		if cr.reason != nil {
+			b = append(append(b, `,"reason":`...), cr.reason...)
+		}
+	} else if cause != nil {
+		b = jsonrpc.AppendString(append(b, `,"reason":`...), cause.Error())
+	}
+	conn.Notify("notifications/cancelled", append(b, '}'))
+}
+
+// clientMessage receives each request and notification of the client, on
+// the reader goroutine. Requests are served concurrently.
+func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
+	if m.IsNotification() {
+		a.clientNotification(m)
+		return
+	}
+	serve := a.serveRequest
+	if m.Method == "initialize" {
+		// Negotiate here, on the reader goroutine, so that the requests read
+		// after initialize find it received.
+		version, bad := a.acceptInitialize(m)
+		serve = func(ctx context.Context, m *jsonrpc.Message) []byte {
+			if bad != nil {
+				return bad
+			}
+			return a.finishInitialize(ctx, m, version)
+		}
+	}
+	ctx, done := a.track(m.ID)
+	a.goServe(func() {
+		defer done()
+		if line := serve(ctx, m); line != nil {
+			a.upConn().Write(line)
+		}
+	})
+}
+
+// track registers a client request so that the client can cancel it.
+func (a *Aggregator) track(id []byte) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(a.ctx)
+	key := string(id)
+	a.mu.Lock()
+	a.inflight[key] = cancel
+	a.mu.Unlock()
+	return ctx, func() {
+		a.mu.Lock()
+		delete(a.inflight, key)
+		if len(a.inflight) == 0 && a.idle != nil {
+			close(a.idle)
+			a.idle = nil
+		}
+		a.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// clientBatch serves a JSON-RPC batch and answers with one batch.
+func (a *Aggregator) clientBatch(elems [][]byte) {
+	up := a.upConn()
+	if len(elems) == 0 {
+		up.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch"))
+		return
+	}
+	a.goServe(func() {
+		replies := make([][]byte, len(elems))
+		var wg sync.WaitGroup
+		for i, e := range elems {
+			m, err := jsonrpc.Parse(e)
+			switch {
+			case err != nil:
+				replies[i] = invalidLine(m, err)
+			case m.IsResponse():
+				up.Deliver(m)
+			case m.IsNotification():
+				a.clientNotification(m)
+			default:
+				ctx, done := a.track(m.ID)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer done()
+					replies[i] = a.serveRequest(ctx, m)
+				}()
+			}
+		}
+		wg.Wait()
+		var b []byte
+		for _, r := range replies {
+			if r == nil {
+				continue
+			}
+			if b == nil {
+				b = append(b, '[')
+			} else {
+				b = append(b, ',')
+			}
+			b = append(b, r[:len(r)-1]...) // without its newline
+		}
+		if b != nil {
+			up.Write(append(b, "]\n"...))
+		}
+	})
+}
+
+// clientInvalid answers a line of the client that is not a valid message.
+func (a *Aggregator) clientInvalid(line []byte, m *jsonrpc.Message, err error) {
+	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, clipLine(line))
+	if m != nil && m.IsResponse() && m.ID != nil && m.Method == "" && (m.Result != nil || m.Error != nil) {
+		return // a broken answer to one of our requests: nothing to answer
+	}
+	a.upConn().Write(invalidLine(m, err))
+}
+
+func invalidLine(m *jsonrpc.Message, err error) []byte {
+	if errors.Is(err, jsonrpc.ErrParse) {
+		return errorLine(nil, jsonrpc.CodeParseError, "Parse error: "+err.Error())
+	}
+	var id []byte
+	if m != nil {
+		id = m.ID
+	}
+	return errorLine(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+}
+
+func errorLine(id []byte, code int, message string) []byte {
+	e := jsonrpc.Error{Code: code, Message: message}
+	return jsonrpc.AppendError(nil, id, e.Append(nil))
+}
+
+func errorDataLine(id []byte, code int, message string, data []byte) []byte {
+	e := jsonrpc.Error{Code: code, Message: message, Data: data}
+	return jsonrpc.AppendError(nil, id, e.Append(nil))
+}
+
+// responseLine answers id with a child's or the client's raw answer.
+func responseLine(id []byte, resp *jsonrpc.Message) []byte {
+	if resp.Error != nil {
+		return jsonrpc.AppendError(nil, id, resp.Error)
+	}
+	return jsonrpc.AppendResult(nil, id, resp.Result)
+}
+
+// serveRequest answers one client request; nil means no answer is due (the
+// client cancelled it, or the aggregator is shutting down).
+func (a *Aggregator) serveRequest(ctx context.Context, m *jsonrpc.Message) []byte {
+	switch m.Method {
+	case "initialize":
+		return errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
+	case "ping":
+		return jsonrpc.AppendResult(nil, m.ID, []byte("{}"))
+	}
+	serve, known := clientMethods[m.Method]
+	if !known {
+		return errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method)
+	}
+	if m.Params != nil && m.Params[0] != '{' {
+		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: params must be an object")
+	}
+	if !a.initializeReceived() {
+		return errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: "+m.Method+" before initialize")
+	}
+	if !a.waitReady(ctx) {
+		return nil
+	}
+	return serve(a, ctx, m)
+}
+
+// clientMethods are the client requests served after initialize.
+var clientMethods map[string]func(*Aggregator, context.Context, *jsonrpc.Message) []byte
+
+func init() {
+	clientMethods = map[string]func(*Aggregator, context.Context, *jsonrpc.Message) []byte{
+		"tools/list":               (*Aggregator).listTools,
+		"tools/call":               (*Aggregator).callTool,
+		"prompts/list":             (*Aggregator).listPrompts,
+		"prompts/get":              (*Aggregator).getPrompt,
+		"resources/list":           (*Aggregator).listResources,
+		"resources/templates/list": (*Aggregator).listResourceTemplates,
+		"resources/read":           (*Aggregator).routeByURI,
+		"resources/subscribe":      (*Aggregator).routeByURI,
+		"resources/unsubscribe":    (*Aggregator).routeByURI,
+		"completion/complete":      (*Aggregator).complete,
+		"logging/setLevel":         (*Aggregator).setLevel,
+	}
+}
+
+// waitReady waits until every child runs or has failed.
+func (a *Aggregator) waitReady(ctx context.Context) bool {
+	for _, c := range a.children {
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+func (a *Aggregator) initializeReceived() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.initStarted
+}
+
+func (a *Aggregator) negotiated() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.version
+}
+
+// clientInitialized reports whether the client has sent
+// notifications/initialized, after which it may be sent notifications.
+func (a *Aggregator) clientInitialized() bool { return a.clientReady.Load() }
+
+// acceptInitialize negotiates the protocol version with the client and
+// takes its capabilities; bad is the answer when initialize is refused.
+func (a *Aggregator) acceptInitialize(m *jsonrpc.Message) (version string, bad []byte) {
+	requested, ok := jsonrpc.StringMember(m.Params, "protocolVersion")
+	if !ok {
+		return "", errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: initialize needs params.protocolVersion (a string)")
+	}
+	version = requested
+	if !isSupported(version) {
+		version = LatestVersion
+	}
+	caps, _ := jsonrpc.Member(m.Params, "capabilities")
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.initStarted {
+		return "", errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize was already received")
+	}
+	a.initStarted = true
+	a.version = version
+	a.clientCaps = parseClientCapabilities(caps)
+	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
+	return version, nil
+}
+
+// finishInitialize initializes every child with the agreed version and the
+// client's relayable capabilities, and answers the client once every child
+// has answered its initialize (or failed, or timed out).
+func (a *Aggregator) finishInitialize(ctx context.Context, m *jsonrpc.Message, version string) []byte {
+	clientInfo, ok := jsonrpc.Member(m.Params, "clientInfo")
+	if !ok {
+		clientInfo = a.serverInfo()
+	}
+	a.mu.Lock()
+	childCaps := a.clientCaps.forChildren
+	a.mu.Unlock()
+	a.startAll(childInitParams(version, childCaps, clientInfo))
+	for _, c := range a.children {
+		select {
+		case <-c.inited:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return jsonrpc.AppendResult(nil, m.ID, a.initializeResult(version))
+}
+
+func childInitParams(version string, caps, clientInfo []byte) []byte {
+	b := []byte(`{"protocolVersion":`)
+	b = jsonrpc.AppendString(b, version)
+	b = append(append(b, `,"capabilities":`...), caps...)
+	b = append(append(b, `,"clientInfo":`...), clientInfo...)
+	return append(b, '}')
+}
+
+// startAll initializes every child in parallel.
+func (a *Aggregator) startAll(params []byte) {
+	for _, c := range a.children {
+		a.goServe(func() { c.start(params) })
+	}
+}
+
+func (a *Aggregator) serverInfo() []byte {
+	b := []byte(`{"name":`)
+	b = jsonrpc.AppendString(b, a.opts.Name)
+	b = jsonrpc.AppendString(append(b, `,"version":`...), a.opts.Version)
+	return append(b, '}')
+}
+
+// initializeResult advertises what at least one initialized child offers,
+// and joins the children's instructions under their keys.
+func (a *Aggregator) initializeResult(version string) []byte {
+	var any childCapabilities
+	var instructions []string
+	for _, c := range a.children {
+		c.mu.Lock()
+		if c.version != "" && c.state != stateFailed {
+			any.prompts = any.prompts || c.caps.prompts
+			any.resources = any.resources || c.caps.resources
+			any.subscribe = any.subscribe || c.caps.subscribe
+			any.logging = any.logging || c.caps.logging
+			any.completions = any.completions || c.caps.completions
+			if c.instructions != "" {
+				instructions = append(instructions, "## "+c.key+"\n\n"+c.instructions)
+			}
+		}
+		c.mu.Unlock()
+	}
+	b := []byte(`{"protocolVersion":`)
+	b = jsonrpc.AppendString(b, version)
+	b = append(b, `,"capabilities":{"tools":{"listChanged":true}`...)
+	if any.prompts {
+		b = append(b, `,"prompts":{"listChanged":true}`...)
+	}
+	if any.resources {
+		b = append(b, `,"resources":{"listChanged":true`...)
+		if any.subscribe {
+			b = append(b, `,"subscribe":true`...)
+		}
+		b = append(b, '}')
+	}
+	if any.logging {
+		b = append(b, `,"logging":{}`...)
+	}
+	if any.completions {
+		b = append(b, `,"completions":{}`...)
+	}
+	b = append(append(b, `},"serverInfo":`...), a.serverInfo()...)
+	if len(instructions) > 0 {
+		b = jsonrpc.AppendString(append(b, `,"instructions":`...), strings.Join(instructions, "\n\n"))
+	}
+	return append(b, '}')
+}
+
+// clientNotification handles a notification of the client.
+func (a *Aggregator) clientNotification(m *jsonrpc.Message) {
+	switch m.Method {
+	case "notifications/initialized":
+		a.clientReady.Store(true)
+		a.log.Debugf("client initialized")
+	case "notifications/cancelled":
+		id, ok := jsonrpc.Member(m.Params, "requestId")
+		if !ok {
+			return
+		}
+		reason, _ := jsonrpc.Member(m.Params, "reason")
+		a.mu.Lock()
+		cancel := a.inflight[string(id)]
+		a.mu.Unlock()
+		if cancel != nil {
+			cancel(&cancelReason{reason: reason})
+		}
+	case "notifications/progress":
+		a.progressFromClient(m.Params)
+	case "notifications/roots/list_changed":
+		for _, c := range a.children {
+			if c.initialized() {
+				c.conn.Notify(m.Method, m.Params)
+			}
+		}
+	default:
+		a.log.Debugf("client notification %s not relayed", m.Method)
+	}
+}
+
+func toolCallError(id []byte, code int, format string, args ...any) []byte {
+	return errorLine(id, code, fmt.Sprintf(format, args...))
+}
