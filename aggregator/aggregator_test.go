@@ -1,0 +1,271 @@
+package aggregator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// fakeProcess is an in-process child: a goroutine answering lines over
+// io.Pipe with answer(method, params) -> raw result.
+type fakeProcess struct {
+	stdinR  *io.PipeReader
+	stdinW  *io.PipeWriter
+	stdoutR *io.PipeReader
+	stdoutW *io.PipeWriter
+	done    chan struct{}
+	once    sync.Once
+}
+
+func startFake(answer func(method string, params []byte) string) *fakeProcess {
+	p := &fakeProcess{done: make(chan struct{})}
+	p.stdinR, p.stdinW = io.Pipe()
+	p.stdoutR, p.stdoutW = io.Pipe()
+	go func() {
+		defer p.Stop()
+		br := bufio.NewReader(p.stdinR)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			m, err := jsonrpc.Parse(line)
+			if err != nil || !m.IsRequest() {
+				continue
+			}
+			if _, err := p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(answer(m.Method, m.Params)))); err != nil {
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *fakeProcess) Stdin() io.WriteCloser { return p.stdinW }
+func (p *fakeProcess) Stdout() io.Reader     { return p.stdoutR }
+func (p *fakeProcess) Done() <-chan struct{} { return p.done }
+func (p *fakeProcess) Err() error            { return nil }
+func (p *fakeProcess) Stop() error {
+	p.once.Do(func() {
+		p.stdinR.Close()
+		p.stdoutW.Close()
+		close(p.done)
+	})
+	return nil
+}
+
+// toolServer answers initialize and a tools/list of the given raw tools.
+func toolServer(tools ...string) func(string, []byte) string {
+	return func(method string, _ []byte) string {
+		switch method {
+		case "initialize":
+			return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`
+		case "tools/list":
+			return `{"tools":[` + strings.Join(tools, ",") + `]}`
+		}
+		return `{}`
+	}
+}
+
+// serveFakes runs an aggregator over fakes and returns a function sending a
+// line and reading the next, plus the log.
+func serveFakes(t *testing.T, sep string, fakes map[string]func(string, []byte) string, keys ...string) (func(string) string, *bytes.Buffer) {
+	t.Helper()
+	var servers []config.Server
+	for _, k := range keys {
+		servers = append(servers, config.Server{Key: k, Command: "fake"})
+	}
+	var logBuf syncBuffer
+	a := New(Options{
+		Name: "agg", Version: "test", Separator: sep, Servers: servers,
+		Log: NewLogger(&logBuf, "", false),
+		Start: func(s config.Server) (Process, error) {
+			return startFake(fakes[s.Key]), nil
+		},
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(context.Background(), inR, outW) }()
+	br := bufio.NewReader(outR)
+	t.Cleanup(func() {
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		select {
+		case <-served:
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not return after its input closed")
+		}
+	})
+	exchange := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSuffix(got, "\n")
+	}
+	return exchange, &logBuf.buf
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
+
+func TestNameCollisionFirstInConfigOrderWins(t *testing.T) {
+	// With separator "__", key "a" + tool "_x" and key "a_" + tool "x" both
+	// make "a___x".
+	exchange, log := serveFakes(t, "__", map[string]func(string, []byte) string{
+		"a":  toolServer(`{"name":"_x","description":"from a"}`),
+		"a_": toolServer(`{"name":"x","description":"from a_"}`, `{"name":"y"}`),
+	}, "a", "a_")
+	exchange(initLine)
+	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a___x","description":"from a"},{"name":"a___y"}]}}`
+	if got != want {
+		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
+	}
+	if !strings.Contains(log.String(), `tool "a___x" of server "a_" is hidden by the same name from server "a"`) {
+		t.Fatalf("no collision warning in log:\n%s", log)
+	}
+}
+
+func TestPrefixedNameKeepsTheChildsEscapes(t *testing.T) {
+	exchange, _ := serveFakes(t, ":", map[string]func(string, []byte) string{
+		"k": toolServer(`{ "name" : "caf\u00e9\"q" , "x":1}`),
+	}, "k")
+	exchange(initLine)
+	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{ "name" : "k:caf\u00e9\"q" , "x":1}]}}`
+	if got != want {
+		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
+	pages := map[string]string{
+		"":   `{"tools":[{"name":"a"}],"nextCursor":"p2"}`,
+		"p2": `{"tools":[{"name":"b"}],"nextCursor":"p3"}`,
+		"p3": `{"tools":[{"name":"c"}]}`,
+	}
+	paged := func(loop bool) func(string, []byte) string {
+		return func(method string, params []byte) string {
+			if method != "tools/list" {
+				return toolServer()(method, params)
+			}
+			cursor, _ := jsonrpc.StringMember(params, "cursor")
+			if loop && cursor == "p3" {
+				return `{"tools":[],"nextCursor":"p2"}`
+			}
+			return pages[cursor]
+		}
+	}
+	exchange, log := serveFakes(t, ":", map[string]func(string, []byte) string{
+		"paged": paged(false), "loops": paged(true),
+	}, "paged", "loops")
+	exchange(initLine)
+	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"paged:a"},{"name":"paged:b"},{"name":"paged:c"}]}}`
+	if got != want {
+		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
+	}
+	if !strings.Contains(log.String(), `server "loops" repeated the cursor "p2" in tools/list`) {
+		t.Fatalf("looping child not reported:\n%s", log)
+	}
+}
+
+func TestTemplateMatcher(t *testing.T) {
+	for _, tc := range []struct {
+		template, uri string
+		match         bool
+	}{
+		{"test://x/t/{id}", "test://x/t/42", true},
+		{"test://x/t/{id}", "test://x/t/42/more", false},
+		{"test://x/t/{id}", "test://y/t/42", false},
+		{"file:///{+path}", "file:///a/b/c.txt", true},
+		{"search://q{?query,limit}", "search://q?query=a&limit=2", true},
+		{"search://q{?query}", "search://q", true},
+		{"a.b://{x}", "aXb://1", false}, // the dot is literal
+		{"repo://{owner}/{name}{/path}", "repo://me/r/a/b", true},
+	} {
+		if got := templateMatcher(tc.template).MatchString(tc.uri); got != tc.match {
+			t.Errorf("%s ~ %s: got %v, want %v", tc.template, tc.uri, got, tc.match)
+		}
+	}
+}
+
+func TestClientCapabilitiesRelayedToChildren(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{}`, `{}`},
+		{`{"sampling":{},"roots":{"listChanged":true},"experimental":{"x":{}},"tasks":{}}`, `{"sampling":{},"roots":{"listChanged":true}}`},
+		{`{"elicitation":{"form":{},"url":{}}}`, `{"elicitation":{"form":{},"url":{}}}`},
+		{`{"sampling":null}`, `{}`},
+	} {
+		caps := parseClientCapabilities([]byte(tc.in))
+		if string(caps.forChildren) != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.in, caps.forChildren, tc.want)
+		}
+	}
+}
+
+func TestLoggerWritesEachLineOnce(t *testing.T) {
+	var w recordingWriter
+	l := NewLogger(&w, "p: ", false)
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.Warnf("line %d", i)
+			l.Debugf("hidden %d", i)
+		}()
+	}
+	wg.Wait()
+	if len(w.writes) != 50 {
+		t.Fatalf("%d writes, want 50", len(w.writes))
+	}
+	for _, line := range w.writes {
+		if !strings.HasPrefix(line, "p: warning: line ") || !strings.HasSuffix(line, "\n") {
+			t.Fatalf("bad line %q", line)
+		}
+	}
+}
+
+type recordingWriter struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *recordingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
