@@ -1,0 +1,169 @@
+// mcp-simple-aggregator is one MCP server that bundles many: it starts every
+// server of a Claude-style config file over stdio and serves their tools to
+// one MCP client as KEY:tool.
+//
+// Usage:
+//
+//	mcp-simple-aggregator --config PATH [flags]
+//
+// Flags:
+//
+//	--config PATH            the mcpServers config file (required)
+//	--separator SEP          text between server key and tool name (default ":";
+//	                         use "__" for Claude Desktop, Claude Code and Codex,
+//	                         which reject ":" in tool names)
+//	--name NAME              serverInfo.name to report (default "mcp-simple-aggregator")
+//	--startup-timeout DUR    how long a server may take to start (default 30s)
+//	--check                  start every server, print what it offers, stop,
+//	                         exit 0 if all started and 1 otherwise
+//	--debug                  log debugging details to stderr
+//	--version                print the version and exit
+//	--help                   print this text and exit
+//
+// The protocol is spoken on stdin and stdout; all logging goes to stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
+)
+
+// version is the program version; release builds may set it with
+// -ldflags "-X main.version=...".
+var version = "0.1.0"
+
+const usage = `Usage: mcp-simple-aggregator --config PATH [flags]
+
+One MCP server that bundles many: starts every server of a Claude-style
+config file ({"mcpServers": {"KEY": {"command", "args", "env"}}}) over stdio
+and serves all their tools to one MCP client as KEY:tool.
+
+Flags:
+  --config PATH          the mcpServers config file (required)
+  --separator SEP        text between server key and tool name (default ":");
+                         Claude Desktop, Claude Code and Codex reject ":" in
+                         tool names: use --separator __ with them
+  --name NAME            serverInfo.name to report (default "mcp-simple-aggregator")
+  --startup-timeout DUR  how long a server may take to start (default 30s)
+  --check                start every server, print what it offers, stop; exit 0
+                         if all started, 1 otherwise
+  --debug                log debugging details to stderr
+  --version              print the version and exit
+  --help                 print this text and exit
+`
+
+// exitError carries an exit status other than 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// errCheckFailed is returned when --check found a server that did not start.
+var errCheckFailed = errors.New("not every server started")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err == nil {
+		os.Exit(0)
+	}
+	code := 1
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(os.Stderr, "mcp-simple-aggregator: %v\n", err)
+	} else {
+		code = 0
+	}
+	os.Exit(code)
+}
+
+// run is the whole program; it returns when stdin ends or ctx is done.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp-simple-aggregator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	configPath := fs.String("config", "", "")
+	separator := fs.String("separator", ":", "")
+	name := fs.String("name", "mcp-simple-aggregator", "")
+	startupTimeout := fs.Duration("startup-timeout", 30*time.Second, "")
+	check := fs.Bool("check", false, "")
+	debug := fs.Bool("debug", false, "")
+	showVersion := fs.Bool("version", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return err
+		}
+		fmt.Fprint(stderr, usage)
+		return &exitError{2, err}
+	}
+	switch {
+	case *showVersion:
+		fmt.Fprintf(stdout, "mcp-simple-aggregator %s\n", version)
+		return nil
+	case fs.NArg() > 0:
+		fmt.Fprint(stderr, usage)
+		return &exitError{2, fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	case *configPath == "":
+		fmt.Fprint(stderr, usage)
+		return &exitError{2, errors.New("--config PATH is required")}
+	case *separator == "":
+		return &exitError{2, errors.New("--separator must not be empty")}
+	case *startupTimeout <= 0:
+		return &exitError{2, errors.New("--startup-timeout must be positive")}
+	}
+
+	log := aggregator.NewLogger(stderr, "mcp-simple-aggregator: ", *debug)
+	cfg, err := config.Load(*configPath, config.Options{Separator: *separator})
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warnf("%s", w)
+	}
+	agg := aggregator.New(aggregator.Options{
+		Name:           *name,
+		Version:        version,
+		Separator:      *separator,
+		StartupTimeout: *startupTimeout,
+		Servers:        cfg.Servers,
+		Log:            log,
+		Start: func(s config.Server) (aggregator.Process, error) {
+			p, err := stdio.Start(stdio.Spec{
+				Key:     s.Key,
+				Command: s.Command,
+				Args:    s.Args,
+				Env:     s.Environ(os.Environ()),
+				Stderr:  log,
+			})
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+	})
+	if *check {
+		if !agg.Check(ctx, stdout) {
+			return errCheckFailed
+		}
+		return nil
+	}
+	return agg.Serve(ctx, stdin, stdout)
+}
