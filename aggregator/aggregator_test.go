@@ -268,4 +268,3 @@ func (w *recordingWriter) Write(p []byte) (int, error) {
 	w.writes = append(w.writes, string(p))
 	return len(p), nil
 }
-

@@ -130,7 +130,7 @@ type session struct {
 	err    error // how it exited, after exited closes
 
 	mu      sync.Mutex // protects the fields below
-	inbox   []*msg      // every message read, in order
+	inbox   []*msg     // every message read, in order
 	taken   map[*msg]bool
 	stderr  bytes.Buffer
 	updated chan struct{} // closed and replaced on every change
