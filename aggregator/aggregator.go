@@ -74,22 +74,23 @@ type Aggregator struct {
 	ctx    context.Context // ends at shutdown
 	cancel context.CancelFunc
 
-	reg         atomic.Pointer[registry]
-	regMu       sync.Mutex                   // serialises rebuilds; protects warned
-	warned      map[string]bool              // name collisions already reported
-	handlers    sync.WaitGroup               // goroutines serving a request
-	up          atomic.Pointer[jsonrpc.Conn] // the client; nil in Check
-	tokens      atomic.Int64                 // progress tokens handed to the client
-	clientReady atomic.Bool                  // notifications/initialized has come
+	reg      atomic.Pointer[registry]
+	regMu    sync.Mutex                   // serialises rebuilds; protects warned
+	warned   map[string]bool              // name collisions already reported
+	handlers sync.WaitGroup               // goroutines serving a request
+	up       atomic.Pointer[jsonrpc.Conn] // the client; nil in Check
+	tokens   atomic.Int64                 // progress tokens handed to the client
 
-	mu          sync.Mutex // protects the fields below
-	initStarted bool
-	version     string // negotiated with the client
-	clientCaps  clientCapabilities
-	inflight    map[string]context.CancelCauseFunc // client request id -> cancel
-	idle        chan struct{}                      // if set, closed when inflight empties
-	progress    map[string]progressRoute           // our token -> child and its token
-	stopping    bool
+	mu           sync.Mutex // protects the fields below
+	initStarted  bool
+	version      string // negotiated with the client
+	clientCaps   clientCapabilities
+	inflight     map[string]context.CancelCauseFunc // client request id -> cancel
+	idle         chan struct{}                      // if set, closed when inflight empties
+	progress     map[string]progressRoute           // our token -> child and its token
+	stopping     bool
+	clientReady  bool     // notifications/initialized has come
+	pendingNotes []string // notifications kept until then
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or

@@ -276,10 +276,6 @@ func (a *Aggregator) negotiated() string {
 	return a.version
 }
 
-// clientInitialized reports whether the client has sent
-// notifications/initialized, after which it may be sent notifications.
-func (a *Aggregator) clientInitialized() bool { return a.clientReady.Load() }
-
 // acceptInitialize negotiates the protocol version with the client and
 // takes its capabilities; bad is the answer when initialize is refused.
 func (a *Aggregator) acceptInitialize(m *jsonrpc.Message) (version string, bad []byte) {
@@ -397,7 +393,7 @@ func (a *Aggregator) initializeResult(version string) []byte {
 func (a *Aggregator) clientNotification(m *jsonrpc.Message) {
 	switch m.Method {
 	case "notifications/initialized":
-		a.clientReady.Store(true)
+		a.clientIsInitialized()
 		a.log.Debugf("client initialized")
 	case "notifications/cancelled":
 		id, ok := jsonrpc.Member(m.Params, "requestId")

@@ -1,5 +1,7 @@
 package aggregator
 
+import "slices"
+
 // registry is an immutable snapshot of the tools and prompts of the running
 // children, rebuilt whenever a child starts, changes a list or fails. List
 // answers are prebuilt so that tools/list costs one lookup.
@@ -73,19 +75,49 @@ func listResult(field string, entries [][]byte) []byte {
 	return append(b, "]}"...)
 }
 
-// notifyListChanged tells an initialized client that lists changed.
+// notifyListChanged tells the client that lists changed.
 func (a *Aggregator) notifyListChanged(tools, prompts, resources bool) {
-	up := a.upConn()
-	if up == nil || !a.clientInitialized() {
-		return
-	}
 	if tools {
-		up.Notify("notifications/tools/list_changed", nil)
+		a.tellClient("notifications/tools/list_changed")
 	}
 	if prompts {
-		up.Notify("notifications/prompts/list_changed", nil)
+		a.tellClient("notifications/prompts/list_changed")
 	}
 	if resources {
-		up.Notify("notifications/resources/list_changed", nil)
+		a.tellClient("notifications/resources/list_changed")
+	}
+}
+
+// tellClient sends a parameterless notification to the client, or, before
+// the client has sent notifications/initialized, keeps it (once) until then:
+// a child whose list changes while it starts is announced as it would be on
+// a direct connection.
+func (a *Aggregator) tellClient(method string) {
+	up := a.upConn()
+	if up == nil {
+		return
+	}
+	a.mu.Lock()
+	if !a.clientReady {
+		if !slices.Contains(a.pendingNotes, method) {
+			a.pendingNotes = append(a.pendingNotes, method)
+		}
+		a.mu.Unlock()
+		return
+	}
+	a.mu.Unlock()
+	up.Notify(method, nil)
+}
+
+// clientIsInitialized records the client's notifications/initialized and
+// sends what was kept for it.
+func (a *Aggregator) clientIsInitialized() {
+	a.mu.Lock()
+	a.clientReady = true
+	pending := a.pendingNotes
+	a.pendingNotes = nil
+	a.mu.Unlock()
+	for _, method := range pending {
+		a.upConn().Notify(method, nil)
 	}
 }

@@ -190,10 +190,7 @@ func (c *child) listChanged(method string) {
 		return
 	}
 	c.agg.rebuild()
-	if !c.running() {
-		return
-	}
-	if up := c.agg.upConn(); up != nil && c.agg.clientInitialized() {
-		up.Notify(method, nil)
+	if c.initialized() {
+		c.agg.tellClient(method)
 	}
 }
