@@ -15,8 +15,9 @@ import (
 // ErrClosed is wrapped by the error of every call on a closed connection.
 var ErrClosed = errors.New("connection closed")
 
-// Options are a Conn's hooks. Every hook is optional and runs on the reader
-// goroutine, in the order of the lines read, so a hook must not block.
+// Options are a Conn's hooks. Every hook is optional. All but Cancelled run
+// on the reader goroutine, in the order of the lines read, so they must not
+// block; Cancelled runs on the goroutine of the cancelled Call.
 type Options struct {
 	// Handle receives each request and notification of the peer.
 	Handle func(*Message)
@@ -134,6 +135,9 @@ func (c *Conn) Deliver(m *Message) bool {
 // message whose Result or Error is set. It fails when the connection closes
 // first, and when ctx ends first, after telling Options.Cancelled.
 func (c *Conn) Call(ctx context.Context, method string, params []byte) (*Message, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err // never sent, so nothing to cancel
+	}
 	id := strconv.AppendInt(nil, c.lastID.Add(1), 10)
 	ch := make(chan *Message, 1)
 	c.mu.Lock()

@@ -48,7 +48,7 @@ func (e *Error) Error() string {
 // errors.Is(err, &jsonrpc.Error{Code: CodeMethodNotFound}) works.
 func (e *Error) Is(target error) bool {
 	var t *Error
-	return errors.As(target, &t) && t.Code == e.Code
+	return errors.As(target, &t) && t != nil && t.Code == e.Code
 }
 
 // MarshalJSON encodes the error object.

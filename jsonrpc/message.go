@@ -45,7 +45,17 @@ func Parse(line []byte) (*Message, error) {
 	}
 	m := &Message{}
 	var version, method json.RawMessage
+	seen := make(map[string]bool, len(ms))
 	for _, mb := range ms {
+		switch mb.Key {
+		case "jsonrpc", "id", "method", "params", "result", "error":
+			// A repeated member would be read differently by different
+			// peers (first or last wins): refuse it.
+			if seen[mb.Key] {
+				return m, fmt.Errorf("%w: member %q appears twice", ErrInvalid, mb.Key)
+			}
+			seen[mb.Key] = true
+		}
 		switch mb.Key {
 		case "jsonrpc":
 			version = mb.Value
@@ -141,7 +151,7 @@ func AppendNotification(b []byte, method string, params []byte) []byte {
 func appendMethodParams(b []byte, method string, params []byte) []byte {
 	b = append(b, `,"method":`...)
 	b = AppendString(b, method)
-	if params != nil {
+	if len(params) > 0 {
 		b = append(b, `,"params":`...)
 		b = append(b, params...)
 	}
@@ -161,11 +171,14 @@ func AppendError(b, id, errObj []byte) []byte {
 
 func appendResponse(b, id []byte, field string, payload []byte) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	if id == nil {
+	if len(id) == 0 {
 		id = []byte("null")
 	}
 	b = append(b, id...)
 	b = append(b, field...)
+	if len(payload) == 0 {
+		payload = []byte("null")
+	}
 	b = append(b, payload...)
 	return append(b, "}\n"...)
 }

@@ -7,9 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// The helpers in this file work on raw JSON that has already been validated
-// (every line a Conn reads is checked with json.Valid). On anything else they
-// return an error rather than panic.
+// The helpers in this file assume raw JSON that has already been validated
+// (every line a Conn reads is checked with json.Valid): they find structure,
+// they do not check it. On malformed input they never panic, but they may
+// return an error or a wrong answer.
 
 var errMalformed = errors.New("jsonrpc: malformed JSON")
 
