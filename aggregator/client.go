@@ -3,7 +3,6 @@ package aggregator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -418,8 +417,4 @@ func (a *Aggregator) clientNotification(m *jsonrpc.Message) {
 	default:
 		a.log.Debugf("client notification %s not relayed", m.Method)
 	}
-}
-
-func toolCallError(id []byte, code int, format string, args ...any) []byte {
-	return errorLine(id, code, fmt.Sprintf(format, args...))
 }

@@ -46,37 +46,29 @@ func (a *Aggregator) listPrompts(_ context.Context, m *jsonrpc.Message) []byte {
 // callTool routes tools/call by the exact prefixed name and hands the child
 // its own name with every other byte of params untouched.
 func (a *Aggregator) callTool(ctx context.Context, m *jsonrpc.Message) []byte {
-	name, ok := jsonrpc.StringMember(m.Params, "name")
-	if !ok {
-		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name (a string)")
-	}
-	if !strings.Contains(name, a.opts.Separator) {
-		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Tool name must be prefixed with server key: "+name)
-	}
-	r, ok := a.reg.Load().tools[name]
-	if !ok {
-		return errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Tool not found: "+name)
-	}
-	return a.forwardRenamed(ctx, r, m)
+	return a.forwardNamed(ctx, m, "Tool", a.reg.Load().tools, jsonrpc.CodeMethodNotFound)
 }
 
-// getPrompt routes prompts/get like tools/call.
+// getPrompt routes prompts/get like tools/call; an unknown prompt is -32602,
+// as the specification asks.
 func (a *Aggregator) getPrompt(ctx context.Context, m *jsonrpc.Message) []byte {
-	name, ok := jsonrpc.StringMember(m.Params, "name")
-	if !ok {
-		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: prompts/get needs params.name (a string)")
-	}
-	if !strings.Contains(name, a.opts.Separator) {
-		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Prompt name must be prefixed with server key: "+name)
-	}
-	r, ok := a.reg.Load().prompts[name]
-	if !ok {
-		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Prompt not found: "+name)
-	}
-	return a.forwardRenamed(ctx, r, m)
+	return a.forwardNamed(ctx, m, "Prompt", a.reg.Load().prompts, jsonrpc.CodeInvalidParams)
 }
 
-func (a *Aggregator) forwardRenamed(ctx context.Context, r route, m *jsonrpc.Message) []byte {
+// forwardNamed looks params.name up in index and forwards m to its child
+// under the child's own name.
+func (a *Aggregator) forwardNamed(ctx context.Context, m *jsonrpc.Message, kind string, index map[string]route, notFound int) []byte {
+	name, ok := jsonrpc.StringMember(m.Params, "name")
+	if !ok {
+		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+m.Method+" needs params.name (a string)")
+	}
+	if !strings.Contains(name, a.opts.Separator) {
+		return errorLine(m.ID, jsonrpc.CodeInvalidParams, kind+" name must be prefixed with server key: "+name)
+	}
+	r, ok := index[name]
+	if !ok {
+		return errorLine(m.ID, notFound, kind+" not found: "+name)
+	}
 	params, err := jsonrpc.ReplaceMember(m.Params, "name", r.rawName)
 	if err != nil {
 		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
