@@ -142,35 +142,13 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			err = nil
 			a.log.Debugf("client closed its input; shutting down")
 		}
-		a.drain(drainGrace)
+
 	case <-ctx.Done():
 		a.log.Debugf("shutting down: %v", context.Cause(ctx))
 		up.Close(context.Cause(ctx))
 	}
 	a.shutdown()
 	return err
-}
-
-// drainGrace is how long requests read before the client closed its input
-// may still take to be answered.
-const drainGrace = time.Second
-
-// drain waits up to grace for the client's requests being served to finish.
-func (a *Aggregator) drain(grace time.Duration) {
-	a.mu.Lock()
-	if len(a.inflight) == 0 {
-		a.mu.Unlock()
-		return
-	}
-	idle := make(chan struct{})
-	a.idle = idle
-	a.mu.Unlock()
-	timer := time.NewTimer(grace)
-	defer timer.Stop()
-	select {
-	case <-idle:
-	case <-timer.C:
-	}
 }
 
 func (a *Aggregator) upConn() *jsonrpc.Conn { return a.up.Load() }
@@ -183,12 +161,15 @@ func (a *Aggregator) startChildren() {
 }
 
 // shutdown stops every child at once and waits for them and for every
-// request still being served.
+// request still being served. Calls in flight are not cancelled: a child
+// that answers them while it stops (its stdin closed) is still heard, and
+// the rest fail when it is gone.
 func (a *Aggregator) shutdown() {
 	a.mu.Lock()
 	a.stopping = true
 	a.mu.Unlock()
-	a.cancel()
+	defer a.handlers.Wait()
+	defer a.cancel()
 	var wg sync.WaitGroup
 	for _, c := range a.children {
 		wg.Add(1)
@@ -198,7 +179,6 @@ func (a *Aggregator) shutdown() {
 		}()
 	}
 	wg.Wait()
-	a.handlers.Wait()
 }
 
 func (a *Aggregator) isStopping() bool {

@@ -112,10 +112,6 @@ func (a *Aggregator) track(id []byte) (context.Context, func()) {
 	return ctx, func() {
 		a.mu.Lock()
 		delete(a.inflight, key)
-		if len(a.inflight) == 0 && a.idle != nil {
-			close(a.idle)
-			a.idle = nil
-		}
 		a.mu.Unlock()
 		cancel(nil)
 	}

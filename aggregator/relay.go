@@ -44,7 +44,13 @@ func (c *child) initialized() bool {
 func (c *child) handle(m *jsonrpc.Message) {
 	a := c.agg
 	if m.IsRequest() {
-		a.goServe(func() { c.relayRequest(m) })
+		// Registered here, on the reader goroutine, so that a cancel right
+		// behind the request finds it.
+		ctx, done := c.trackIncoming(m.ID)
+		a.goServe(func() {
+			defer done()
+			c.relayRequest(ctx, m)
+		})
 		return
 	}
 	switch m.Method {
@@ -68,9 +74,29 @@ func (c *child) handle(m *jsonrpc.Message) {
 	}
 }
 
+// trackIncoming registers a request of the child so that the child can
+// cancel it; done unregisters it.
+func (c *child) trackIncoming(id []byte) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(c.agg.ctx)
+	key := string(id)
+	c.mu.Lock()
+	if c.state == stateFailed || c.state == stateStopped {
+		cancel(fmt.Errorf("server %q is gone", c.key))
+	} else {
+		c.incoming[key] = cancel
+	}
+	c.mu.Unlock()
+	return ctx, func() {
+		c.mu.Lock()
+		delete(c.incoming, key)
+		c.mu.Unlock()
+		cancel(nil)
+	}
+}
+
 // relayRequest sends a child's request to the client under a fresh id and
 // the client's answer back under the child's id.
-func (c *child) relayRequest(m *jsonrpc.Message) {
+func (c *child) relayRequest(ctx context.Context, m *jsonrpc.Message) {
 	a := c.agg
 	need, known := childRequestCapability[m.Method]
 	up := a.upConn()
@@ -87,22 +113,8 @@ func (c *child) relayRequest(m *jsonrpc.Message) {
 		return
 	}
 
-	ctx, cancel := context.WithCancelCause(a.ctx)
-	defer cancel(nil)
-	c.mu.Lock()
-	if c.state == stateFailed || c.state == stateStopped {
-		c.mu.Unlock()
-		return
-	}
-	c.incoming[string(m.ID)] = cancel
-	c.mu.Unlock()
 	params, token := a.remapProgressToken(c, m.Params)
-
 	resp, err := up.Call(ctx, m.Method, params)
-
-	c.mu.Lock()
-	delete(c.incoming, string(m.ID))
-	c.mu.Unlock()
 	if token != "" {
 		a.mu.Lock()
 		delete(a.progress, token)
