@@ -213,6 +213,9 @@ func (c *child) lost(err error) error {
 	if c.failure != nil {
 		return c.failure
 	}
+	if strings.HasPrefix(err.Error(), fmt.Sprintf("server %q ", c.key)) {
+		return err // it says which server already
+	}
 	return fmt.Errorf("server %q: %w", c.key, err)
 }
 
