@@ -46,9 +46,9 @@ type Conn struct {
 
 	lastID atomic.Int64
 
-	mu      sync.Mutex // protects pending and err
-	pending map[string]chan *Message
-	err     error // why the connection closed; nil while open
+	mu      sync.Mutex                       // protects pending and err
+	pending map[string]func(*Message, error) // calls awaiting an answer
+	err     error                            // why the connection closed; nil while open
 
 	done chan struct{} // closed by Close
 }
@@ -56,7 +56,7 @@ type Conn struct {
 // NewConn returns a connection reading r and writing w. Call Run to start
 // reading.
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
-	return &Conn{r: r, w: w, opts: opts, pending: make(map[string]chan *Message), done: make(chan struct{})}
+	return &Conn{r: r, w: w, opts: opts, pending: make(map[string]func(*Message, error)), done: make(chan struct{})}
 }
 
 // Run reads lines until the reader ends, dispatching each, and then closes
@@ -120,15 +120,53 @@ func (c *Conn) invalid(line []byte, m *Message, err error) {
 // batch) calls it too.
 func (c *Conn) Deliver(m *Message) bool {
 	c.mu.Lock()
-	ch, ok := c.pending[string(m.ID)]
+	done, ok := c.pending[string(m.ID)]
 	delete(c.pending, string(m.ID))
 	c.mu.Unlock()
 	if ok {
-		ch <- m
+		done(m, nil)
 	} else if c.opts.Unmatched != nil {
 		c.opts.Unmatched(m)
 	}
 	return ok
+}
+
+// Go sends a request with a fresh id and returns the id. done is called
+// exactly once, with the answer (on the reader goroutine) or with the error
+// that closed the connection (on the goroutine closing it), unless Forget
+// takes the call back first; it must not block. When Go fails, done is not
+// called.
+func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]byte, error) {
+	id := strconv.AppendInt(nil, c.lastID.Add(1), 10)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.pending[string(id)] = done
+	c.mu.Unlock()
+	if err := c.Write(AppendRequest(nil, id, method, params)); err != nil {
+		c.Forget(id)
+		return nil, err
+	}
+	return id, nil
+}
+
+// Forget takes back a call made with Go, so that its done is never called,
+// and reports whether it was still pending. A late answer to it goes to
+// Options.Unmatched.
+func (c *Conn) Forget(id []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[string(id)]
+	delete(c.pending, string(id))
+	return ok
+}
+
+type answer struct {
+	m   *Message
+	err error
 }
 
 // Call sends a request with a fresh id and waits for its answer: a response
@@ -138,50 +176,24 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) (*Message
 	if err := context.Cause(ctx); err != nil {
 		return nil, err // never sent, so nothing to cancel
 	}
-	id := strconv.AppendInt(nil, c.lastID.Add(1), 10)
-	ch := make(chan *Message, 1)
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
-		return nil, err
-	}
-	c.pending[string(id)] = ch
-	c.mu.Unlock()
-
-	if err := c.Write(AppendRequest(nil, id, method, params)); err != nil {
-		c.forget(id)
+	ch := make(chan answer, 1)
+	id, err := c.Go(method, params, func(m *Message, err error) { ch <- answer{m, err} })
+	if err != nil {
 		return nil, err
 	}
 	select {
-	case m := <-ch:
-		return m, nil
-	case <-c.done:
-		select {
-		case m := <-ch:
-			return m, nil
-		default:
-		}
-		return nil, c.Err()
+	case a := <-ch:
+		return a.m, a.err
 	case <-ctx.Done():
-		if !c.forget(id) {
-			// The answer won the race; it is in ch.
-			return <-ch, nil
+		if !c.Forget(id) {
+			a := <-ch // the answer won the race
+			return a.m, a.err
 		}
 		if c.opts.Cancelled != nil {
 			c.opts.Cancelled(id, context.Cause(ctx))
 		}
 		return nil, context.Cause(ctx)
 	}
-}
-
-// forget removes a pending call and reports whether it was still pending.
-func (c *Conn) forget(id []byte) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.pending[string(id)]
-	delete(c.pending, string(id))
-	return ok
 }
 
 // Notify sends a notification.
@@ -215,12 +227,18 @@ func (c *Conn) Close(cause error) {
 		cause = io.EOF
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.err != nil {
+		c.mu.Unlock()
 		return
 	}
 	c.err = fmt.Errorf("%w: %w", ErrClosed, cause)
+	err, pending := c.err, c.pending
+	c.pending = make(map[string]func(*Message, error))
 	close(c.done)
+	c.mu.Unlock()
+	for _, done := range pending {
+		done(nil, err)
+	}
 }
 
 // Done is closed when the connection closes.

@@ -39,37 +39,44 @@ func Parse(line []byte) (*Message, error) {
 	if !json.Valid(line) {
 		return nil, fmt.Errorf("%w: %s", ErrParse, validationError(line))
 	}
-	ms, err := Members(line)
+	m := &Message{}
+	var version, method json.RawMessage
+	var seen uint8 // one bit per protocol member
+	repeated := ""
+	err := eachMember(line, func(key []byte, start, end int) bool {
+		var bit uint8
+		var field *json.RawMessage
+		switch string(key) {
+		case "jsonrpc":
+			bit, field = 1, &version
+		case "id":
+			bit, field = 2, &m.ID
+		case "method":
+			bit, field = 4, &method
+		case "params":
+			bit, field = 8, &m.Params
+		case "result":
+			bit, field = 16, &m.Result
+		case "error":
+			bit, field = 32, &m.Error
+		default:
+			return true
+		}
+		// A repeated member would be read differently by different peers
+		// (first or last wins): refuse it.
+		if seen&bit != 0 {
+			repeated = string(key)
+			return false
+		}
+		seen |= bit
+		*field = line[start:end:end]
+		return true
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: expected a JSON object", ErrInvalid)
 	}
-	m := &Message{}
-	var version, method json.RawMessage
-	seen := make(map[string]bool, len(ms))
-	for _, mb := range ms {
-		switch mb.Key {
-		case "jsonrpc", "id", "method", "params", "result", "error":
-			// A repeated member would be read differently by different
-			// peers (first or last wins): refuse it.
-			if seen[mb.Key] {
-				return m, fmt.Errorf("%w: member %q appears twice", ErrInvalid, mb.Key)
-			}
-			seen[mb.Key] = true
-		}
-		switch mb.Key {
-		case "jsonrpc":
-			version = mb.Value
-		case "id":
-			m.ID = mb.Value
-		case "method":
-			method = mb.Value
-		case "params":
-			m.Params = mb.Value
-		case "result":
-			m.Result = mb.Value
-		case "error":
-			m.Error = mb.Value
-		}
+	if repeated != "" {
+		return m, fmt.Errorf("%w: member %q appears twice", ErrInvalid, repeated)
 	}
 	if m.ID != nil && !validID(m.ID) {
 		id := m.ID

@@ -24,8 +24,8 @@ type RawMember struct {
 // Members returns the members of a JSON object in document order.
 func Members(obj []byte) ([]RawMember, error) {
 	var ms []RawMember
-	err := eachMember(obj, func(key string, start, end int) bool {
-		ms = append(ms, RawMember{Key: key, Value: obj[start:end:end], start: start})
+	err := eachMember(obj, func(key []byte, start, end int) bool {
+		ms = append(ms, RawMember{Key: string(key), Value: obj[start:end:end], start: start})
 		return true
 	})
 	return ms, err
@@ -36,8 +36,8 @@ func Members(obj []byte) ([]RawMember, error) {
 func Member(obj []byte, key string) ([]byte, bool) {
 	var val []byte
 	found := false
-	eachMember(obj, func(k string, start, end int) bool {
-		if k == key {
+	eachMember(obj, func(k []byte, start, end int) bool {
+		if string(k) == key {
 			val, found = obj[start:end:end], true
 			return false
 		}
@@ -61,8 +61,8 @@ func StringMember(obj []byte, key string) (string, bool) {
 // of obj is kept as it was.
 func ReplaceMember(obj []byte, key string, value []byte) ([]byte, error) {
 	vStart, vEnd := -1, -1
-	err := eachMember(obj, func(k string, start, end int) bool {
-		if k == key {
+	err := eachMember(obj, func(k []byte, start, end int) bool {
+		if string(k) == key {
 			vStart, vEnd = start, end
 			return false
 		}
@@ -155,6 +155,19 @@ func String(raw []byte) (s string, ok bool) {
 	return s, true
 }
 
+// keyBytes decodes a raw JSON string key without allocating when it has no
+// escapes.
+func keyBytes(raw []byte) ([]byte, bool) {
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c == '\\' {
+			s, ok := String(raw)
+			return []byte(s), ok
+		}
+	}
+	return inner, true
+}
+
 // AppendString appends s as a JSON string. Unlike encoding/json it leaves
 // <, > and & alone; invalid UTF-8 becomes U+FFFD as it does there.
 func AppendString(b []byte, s string) []byte {
@@ -199,9 +212,9 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// eachMember calls f with each key and the offsets of its value until f
-// returns false.
-func eachMember(obj []byte, f func(key string, start, end int) bool) error {
+// eachMember calls f with each decoded key and the offsets of its value
+// until f returns false. The key is only valid during the call.
+func eachMember(obj []byte, f func(key []byte, start, end int) bool) error {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return fmt.Errorf("%w: not an object", errMalformed)
@@ -218,7 +231,7 @@ func eachMember(obj []byte, f func(key string, start, end int) bool) error {
 		if err != nil {
 			return err
 		}
-		key, ok := String(obj[i:keyEnd])
+		key, ok := keyBytes(obj[i:keyEnd])
 		if !ok {
 			return errMalformed
 		}
