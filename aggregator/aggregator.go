@@ -78,6 +78,7 @@ type Aggregator struct {
 	regMu    sync.Mutex                   // serialises rebuilds; protects warned
 	warned   map[string]bool              // name collisions already reported
 	handlers sync.WaitGroup               // goroutines serving a request
+	ready    atomic.Bool                  // every child has started or failed
 	up       atomic.Pointer[jsonrpc.Conn] // the client; nil in Check
 	tokens   atomic.Int64                 // progress tokens handed to the client
 

@@ -78,7 +78,7 @@ type child struct {
 	resources    map[string][]byte // uri -> raw entry
 	resourceList [][]byte          // raw entries in the child's order
 	templates    []resourceTemplate
-	incoming     map[string]context.CancelCauseFunc // the child's request id -> cancel
+	incoming     map[string]func(cause error) // the child's requests to the client, by id: their cancel
 }
 
 func newChild(a *Aggregator, index int, s config.Server) *child {
@@ -88,7 +88,7 @@ func newChild(a *Aggregator, index int, s config.Server) *child {
 		inited:   make(chan struct{}),
 		ready:    make(chan struct{}),
 		gone:     make(chan struct{}),
-		incoming: make(map[string]context.CancelCauseFunc),
+		incoming: make(map[string]func(error)),
 	}
 }
 
@@ -176,7 +176,7 @@ func (c *child) fail(err error) {
 	c.state, c.failure = stateFailed, err
 	caps := c.caps
 	incoming := c.incoming
-	c.incoming = make(map[string]context.CancelCauseFunc)
+	c.incoming = make(map[string]func(error))
 	c.mu.Unlock()
 
 	c.agg.log.Errorf("server %q dropped: %v", c.key, err)

@@ -81,6 +81,9 @@ func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
 		a.clientNotification(m)
 		return
 	}
+	if m.Method == "tools/call" && a.forwardNow(m) {
+		return
+	}
 	serve := a.serveRequest
 	if m.Method == "initialize" {
 		// Negotiate here, on the reader goroutine, so that the requests read
@@ -100,6 +103,65 @@ func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
 			a.upConn().Write(line)
 		}
 	})
+}
+
+// forwardNow forwards a tools/call for a known tool on the reader
+// goroutine, once every child is ready, and lets the child's reader write
+// the answer: no goroutine and no hand-off per call, which is what keeps
+// the aggregator's cost per call near a bare byte relay's. It reports false
+// when the request needs the general path (not ready yet, or an error to
+// answer).
+func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
+	if !a.ready.Load() {
+		return false
+	}
+	name, ok := jsonrpc.StringMember(m.Params, "name")
+	if !ok {
+		return false
+	}
+	r, ok := a.reg.Load().tools[name]
+	if !ok {
+		return false
+	}
+	params, err := jsonrpc.ReplaceMember(m.Params, "name", r.rawName)
+	if err != nil {
+		return false
+	}
+	up, conn, key := a.upConn(), r.child.conn, string(m.ID)
+	var callID []byte // set below; read only by the cancel, on this goroutine
+	a.mu.Lock()
+	a.inflight[key] = func(cause error) {
+		if callID != nil && conn.Forget(callID) {
+			a.untrack(key)
+			sendCancelled(conn, callID, cause)
+		}
+	}
+	a.mu.Unlock()
+	answered := func(resp *jsonrpc.Message, err error) {
+		if !a.untrack(key) {
+			return
+		}
+		if err != nil {
+			// lost waits for the child's end to be known: not here.
+			a.goServe(func() { up.Write(errorLine(m.ID, jsonrpc.CodeInternalError, r.child.lost(err).Error())) })
+			return
+		}
+		up.Write(responseLine(m.ID, resp))
+	}
+	if callID, err = conn.Go(m.Method, params, answered); err != nil {
+		answered(nil, err)
+	}
+	return true
+}
+
+// untrack removes a client request from the in-flight set and reports
+// whether it was there.
+func (a *Aggregator) untrack(key string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.inflight[key]
+	delete(a.inflight, key)
+	return ok
 }
 
 // track registers a client request so that the client can cancel it.
@@ -249,6 +311,9 @@ func init() {
 
 // waitReady waits until every child runs or has failed.
 func (a *Aggregator) waitReady(ctx context.Context) bool {
+	if a.ready.Load() {
+		return true
+	}
 	for _, c := range a.children {
 		select {
 		case <-c.ready:
@@ -256,6 +321,7 @@ func (a *Aggregator) waitReady(ctx context.Context) bool {
 			return false
 		}
 	}
+	a.ready.Store(true)
 	return true
 }
 

@@ -44,13 +44,7 @@ func (c *child) initialized() bool {
 func (c *child) handle(m *jsonrpc.Message) {
 	a := c.agg
 	if m.IsRequest() {
-		// Registered here, on the reader goroutine, so that a cancel right
-		// behind the request finds it.
-		ctx, done := c.trackIncoming(m.ID)
-		a.goServe(func() {
-			defer done()
-			c.relayRequest(ctx, m)
-		})
+		c.relayRequest(m)
 		return
 	}
 	switch m.Method {
@@ -74,30 +68,14 @@ func (c *child) handle(m *jsonrpc.Message) {
 	}
 }
 
-// trackIncoming registers a request of the child so that the child can
-// cancel it; done unregisters it.
-func (c *child) trackIncoming(id []byte) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(c.agg.ctx)
-	key := string(id)
-	c.mu.Lock()
-	if c.state == stateFailed || c.state == stateStopped {
-		cancel(fmt.Errorf("server %q is gone", c.key))
-	} else {
-		c.incoming[key] = cancel
-	}
-	c.mu.Unlock()
-	return ctx, func() {
-		c.mu.Lock()
-		delete(c.incoming, key)
-		c.mu.Unlock()
-		cancel(nil)
-	}
-}
-
-// relayRequest sends a child's request to the client under a fresh id and
-// the client's answer back under the child's id.
-func (c *child) relayRequest(ctx context.Context, m *jsonrpc.Message) {
+// relayRequest sends a child's request to the client under a fresh id; the
+// client's answer goes back under the child's id from the client's reader.
+// It runs on the child's reader goroutine, so it registers the request
+// before a cancel right behind it can be read, and it never writes to the
+// child itself (a child blocked writing its stdout would never read that).
+func (c *child) relayRequest(m *jsonrpc.Message) {
 	a := c.agg
+	reply := func(line []byte) { a.goServe(func() { c.conn.Write(line) }) }
 	need, known := childRequestCapability[m.Method]
 	up := a.upConn()
 	a.mu.Lock()
@@ -106,28 +84,61 @@ func (c *child) relayRequest(ctx context.Context, m *jsonrpc.Message) {
 	declared := map[string]bool{"": true, "sampling": caps.sampling, "elicitation": caps.elicitation, "roots": caps.roots}
 	switch {
 	case !known:
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+		reply(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 		return
 	case up == nil || !declared[need]:
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
+		reply(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
 
 	params, token := a.remapProgressToken(c, m.Params)
-	resp, err := up.Call(ctx, m.Method, params)
-	if token != "" {
-		a.mu.Lock()
-		delete(a.progress, token)
-		a.mu.Unlock()
+	key := string(m.ID)
+	var upID []byte // guarded by c.mu
+	finish := func() bool {
+		c.mu.Lock()
+		_, pending := c.incoming[key]
+		delete(c.incoming, key)
+		c.mu.Unlock()
+		if token != "" {
+			a.mu.Lock()
+			delete(a.progress, token)
+			a.mu.Unlock()
+		}
+		return pending
 	}
-	switch {
-	case err != nil && ctx.Err() != nil:
-		// The child cancelled, or is gone: no answer is due.
-	case err != nil:
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, "the client did not answer: "+err.Error()))
-	default:
+	c.mu.Lock()
+	if c.state == stateFailed || c.state == stateStopped {
+		c.mu.Unlock()
+		return
+	}
+	c.incoming[key] = func(cause error) {
+		c.mu.Lock()
+		id := upID
+		c.mu.Unlock()
+		if id != nil && up.Forget(id) {
+			finish()
+			sendCancelled(up, id, cause)
+		}
+	}
+	c.mu.Unlock()
+	answered := func(resp *jsonrpc.Message, err error) {
+		if !finish() {
+			return // the child cancelled it, or is gone
+		}
+		if err != nil {
+			reply(errorLine(m.ID, jsonrpc.CodeInternalError, "the client did not answer: "+err.Error()))
+			return
+		}
 		c.conn.Write(responseLine(m.ID, resp))
 	}
+	id, err := up.Go(m.Method, params, answered)
+	if err != nil {
+		answered(nil, err)
+		return
+	}
+	c.mu.Lock()
+	upID = id
+	c.mu.Unlock()
 }
 
 // remapProgressToken gives a child request's progress token a fresh name
