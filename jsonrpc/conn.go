@@ -33,6 +33,13 @@ type Options struct {
 	// Cancelled is told about each call whose context ended before its
 	// answer came: the id it was sent under and context.Cause of the context.
 	Cancelled func(id json.RawMessage, cause error)
+	// Queue makes Write never block: a line the writer cannot take at once
+	// (a peer that does not read, a full pipe) waits in memory and a
+	// goroutine of the Conn writes it, in order. Where the writer is a
+	// non-blocking file (a pipe from os.Pipe on unix) a line that fits is
+	// written at once, with no goroutine. After a write fails, every later
+	// Write returns that error.
+	Queue bool
 }
 
 // Conn is a JSON-RPC connection over a reader and a writer carrying one
@@ -41,8 +48,12 @@ type Conn struct {
 	r    io.Reader
 	opts Options
 
-	wmu sync.Mutex // protects w: each whole line is one Write
-	w   io.Writer
+	wmu      sync.Mutex // protects w, queue, flushing and werr
+	w        io.Writer
+	queue    [][]byte                  // with Options.Queue: lines waiting for the flusher
+	flushing bool                      // a flusher goroutine is writing the queue
+	werr     error                     // with Options.Queue: the error that stopped writing
+	direct   func([]byte) (int, error) // with Options.Queue: a write that never blocks, if w allows
 
 	lastID atomic.Int64
 
@@ -56,7 +67,11 @@ type Conn struct {
 // NewConn returns a connection reading r and writing w. Call Run to start
 // reading.
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
-	return &Conn{r: r, w: w, opts: opts, pending: make(map[string]func(*Message, error)), done: make(chan struct{})}
+	c := &Conn{r: r, w: w, opts: opts, pending: make(map[string]func(*Message, error)), done: make(chan struct{})}
+	if opts.Queue {
+		c.direct = directWriter(w)
+	}
+	return c
 }
 
 // Run reads lines until the reader ends, dispatching each, and then closes
@@ -96,6 +111,16 @@ func (c *Conn) dispatch(line []byte) {
 	}
 	m, err := Parse(line)
 	if err != nil {
+		if m != nil && m.Method == "" && m.ID != nil {
+			// A broken answer to a pending call still ends that call.
+			c.mu.Lock()
+			done, ok := c.pending[string(m.ID)]
+			delete(c.pending, string(m.ID))
+			c.mu.Unlock()
+			if ok {
+				done(nil, fmt.Errorf("invalid answer to request %s: %w", m.ID, err))
+			}
+		}
 		c.invalid(line, m, err)
 		return
 	}
@@ -201,12 +226,58 @@ func (c *Conn) Notify(method string, params []byte) error {
 	return c.Write(AppendNotification(nil, method, params))
 }
 
-// Write writes one complete line (ending in a newline) in a single Write.
+// Write writes one complete line (ending in a newline) in a single Write,
+// or, with Options.Queue, without blocking.
 func (c *Conn) Write(line []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err := c.w.Write(line)
-	return err
+	if !c.opts.Queue {
+		_, err := c.w.Write(line)
+		return err
+	}
+	if c.werr != nil {
+		return c.werr
+	}
+	if !c.flushing {
+		if c.direct != nil {
+			n, err := c.direct(line)
+			if err != nil {
+				c.werr = err
+				return err
+			}
+			if n == len(line) {
+				return nil
+			}
+			line = line[n:]
+		}
+		c.flushing = true
+		go c.flush()
+	}
+	c.queue = append(c.queue, line)
+	return nil
+}
+
+// flush writes the queue until it is empty or a write fails.
+func (c *Conn) flush() {
+	for {
+		c.wmu.Lock()
+		lines := c.queue
+		c.queue = nil
+		if len(lines) == 0 || c.werr != nil {
+			c.flushing = false
+			c.wmu.Unlock()
+			return
+		}
+		c.wmu.Unlock()
+		for _, line := range lines {
+			if _, err := c.w.Write(line); err != nil {
+				c.wmu.Lock()
+				c.werr = err
+				c.wmu.Unlock()
+				break
+			}
+		}
+	}
 }
 
 // Reply answers the request id with a raw result.
