@@ -46,6 +46,19 @@ func Member(obj []byte, key string) ([]byte, bool) {
 	return val, found
 }
 
+// CountMembers returns how many members of obj are named key (JSON allows
+// repeats; peers disagree on which one counts).
+func CountMembers(obj []byte, key string) int {
+	n := 0
+	eachMember(obj, func(k []byte, _, _ int) bool {
+		if string(k) == key {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
 // StringMember returns the value of the member named key when it is a JSON
 // string.
 func StringMember(obj []byte, key string) (string, bool) {

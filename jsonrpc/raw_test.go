@@ -503,3 +503,19 @@ func FuzzRaw(f *testing.F) {
 		}
 	})
 }
+
+func TestCountMembers(t *testing.T) {
+	for _, tc := range []struct {
+		obj  string
+		want int
+	}{
+		{`{}`, 0},
+		{`{"a":1}`, 1},
+		{`{"a":1,"b":{"a":2},"a":3}`, 2},
+		{`{"\u0061":1,"a":2}`, 2},
+	} {
+		if got := CountMembers([]byte(tc.obj), "a"); got != tc.want {
+			t.Errorf("CountMembers(%s) = %d, want %d", tc.obj, got, tc.want)
+		}
+	}
+}
