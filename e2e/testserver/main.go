@@ -38,6 +38,7 @@ type config struct {
 	initDelay    time.Duration
 	hangInit     bool
 	exitInit     int // < 0: off
+	askOnInit    string
 	failList     bool
 	caps         map[string]bool
 }
@@ -57,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.stderrLines, "stderr", 0, "print N lines 'stderr line i' to stderr at start")
 	fs.DurationVar(&cfg.initDelay, "init-delay", 0, "wait this long before answering initialize")
 	fs.BoolVar(&cfg.hangInit, "hang-init", false, "never answer initialize")
+	fs.StringVar(&cfg.askOnInit, "ask-on-init", "", "send this request (e.g. roots/list) to the client as soon as notifications/initialized arrives; log 'asked METHOD on init: ANSWER'")
 	fs.IntVar(&cfg.exitInit, "exit-init", -1, "on initialize, print 'fatal: bad init' to stderr and exit with this code (-1: off)")
 	fs.BoolVar(&cfg.failList, "fail-list", false, "answer tools/list with error -32603 'list failed'")
 	caps := fs.String("caps", "", "comma list of extra capabilities: "+strings.Join(knownCaps, ","))
@@ -111,6 +113,8 @@ type server struct {
 
 	listNoise sync.Once
 
+	readGate sync.Mutex // held by the "deaf" tool: stdin is not read meanwhile
+
 	mu          sync.Mutex
 	initialized bool            // notifications/initialized arrived
 	initParams  json.RawMessage // the client's initialize params, raw
@@ -150,6 +154,8 @@ func (s *server) serve(in io.Reader) int {
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
+		s.readGate.Lock() // wait while "deaf"
+		s.readGate.Unlock()
 		line, err := r.ReadBytes('\n') // no line-length limit
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			s.handleLine(line)
@@ -193,6 +199,12 @@ func (s *server) handleLine(line []byte) {
 // startRequest registers the request (so that a notifications/cancelled read
 // right after it finds it) and serves it in its own goroutine.
 func (s *server) startRequest(m *message) {
+	if m.Method == "initialize" && s.cfg.exitInit >= 0 {
+		// On the reader goroutine, so that an end of stdin right behind
+		// initialize cannot make the server exit 0 first.
+		s.logf("fatal: bad init")
+		os.Exit(s.cfg.exitInit)
+	}
 	key := idKey(m.ID)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &call{cancel: cancel}
@@ -272,10 +284,6 @@ func (s *server) handleRequest(ctx context.Context, m *message, initialized bool
 }
 
 func (s *server) initialize(ctx context.Context, params json.RawMessage) ([]byte, *rpcError) {
-	if s.cfg.exitInit >= 0 {
-		s.logf("fatal: bad init")
-		os.Exit(s.cfg.exitInit)
-	}
 	if s.cfg.hangInit {
 		<-ctx.Done()
 		return nil, errNoReply
@@ -342,6 +350,15 @@ func (s *server) handleNotification(m *message) {
 		s.mu.Lock()
 		s.initialized = true
 		s.mu.Unlock()
+		if method := s.cfg.askOnInit; method != "" {
+			go func() {
+				id, ch := s.sendRequest(method, []byte(`{}`))
+				m := s.await(context.Background(), id, ch)
+				if m != nil {
+					s.logf("asked %s on init: %s%s", method, m.Result, m.Error)
+				}
+			}()
+		}
 	case "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`

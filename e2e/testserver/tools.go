@@ -97,6 +97,9 @@ func builtinTools() []toolDef {
 		{"cancelclient", simpleDef("cancelclient", "start a sampling request, then cancel it after arguments.ms (default 50)",
 			`"ms":{"type":"number"}`), toolCancelClient},
 		{"initparams", simpleDef("initparams", "return the client's initialize params, raw", ""), toolInitParams},
+		{"deaf", simpleDef("deaf", "stop reading stdin for arguments.ms milliseconds (default 2000), then answer",
+			`"ms":{"type":"number"}`), toolDeaf},
+		{"badanswer", simpleDef("badanswer", "answer with an invalid response (\"error\":5)", ""), toolBadAnswer},
 	}
 }
 
@@ -359,4 +362,17 @@ func toolInitParams(s *server, _ *toolCall) ([]byte, *rpcError) {
 		p = json.RawMessage("null")
 	}
 	return textResult(string(p), false), nil
+}
+
+func toolDeaf(s *server, c *toolCall) ([]byte, *rpcError) {
+	s.readGate.Lock()
+	s.logf("deaf")
+	time.Sleep(time.Duration(c.num("ms", 2000)) * time.Millisecond)
+	s.readGate.Unlock()
+	return textResult("heard again", false), nil
+}
+
+func toolBadAnswer(s *server, c *toolCall) ([]byte, *rpcError) {
+	s.out.writeLine([]byte(`{"jsonrpc":"2.0","id":` + string(c.id) + `,"error":5}`))
+	return nil, errNoReply
 }
