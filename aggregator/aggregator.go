@@ -88,6 +88,7 @@ type Aggregator struct {
 	clientCaps   clientCapabilities
 	inflight     map[string]context.CancelCauseFunc // client request id -> cancel
 	idle         chan struct{}                      // if set, closed when inflight empties
+	held         []heldMessage                      // child messages kept until the client is initialized
 	progress     map[string]progressRoute           // our token -> child and its token
 	stopping     bool
 	clientReady  bool     // notifications/initialized has come
@@ -143,6 +144,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			err = nil
 			a.log.Debugf("client closed its input; shutting down")
 		}
+		a.drain(drainGrace)
 
 	case <-ctx.Done():
 		a.log.Debugf("shutting down: %v", context.Cause(ctx))
@@ -150,6 +152,30 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 	}
 	a.shutdown()
 	return err
+}
+
+// drainGrace is how long the requests read before the client closed its
+// input may take to be answered before the children are stopped. It counts
+// against the 5 s in which a shutdown ends (with 2 s + 2 s for a child that
+// ignores both its stdin closing and SIGTERM).
+const drainGrace = 500 * time.Millisecond
+
+// drain waits up to grace until no client request is in flight.
+func (a *Aggregator) drain(grace time.Duration) {
+	a.mu.Lock()
+	if len(a.inflight) == 0 {
+		a.mu.Unlock()
+		return
+	}
+	idle := make(chan struct{})
+	a.idle = idle
+	a.mu.Unlock()
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-idle:
+	case <-timer.C:
+	}
 }
 
 func (a *Aggregator) upConn() *jsonrpc.Conn { return a.up.Load() }

@@ -65,6 +65,8 @@ type child struct {
 	conn *jsonrpc.Conn // likewise
 	gone chan struct{} // closed when the watcher has seen the child end
 
+	refreshing sync.Mutex // one list refresh at a time, so an older one never wins
+
 	mu           sync.Mutex // protects the fields below
 	state        childState
 	failure      error
@@ -106,9 +108,16 @@ func (c *child) spawn() {
 	}
 	c.proc = proc
 	c.conn = jsonrpc.NewConn(proc.Stdout(), proc.Stdin(), jsonrpc.Options{
+		// Writes to a child never block: one that stops reading its stdin
+		// must not stall the client or the other children.
+		Queue:  true,
 		Handle: c.handle,
-		Invalid: func(line []byte, _ *jsonrpc.Message, err error) {
+		Invalid: func(line []byte, m *jsonrpc.Message, err error) {
 			c.agg.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", c.key, err, clipLine(line))
+			if m != nil && m.Method != "" && !isBrokenNotification(line, m) {
+				// A request with a null or malformed id still gets an answer.
+				c.conn.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
+			}
 		},
 		Unmatched: func(m *jsonrpc.Message) {
 			c.agg.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)

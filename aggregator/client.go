@@ -81,6 +81,14 @@ func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
 		a.clientNotification(m)
 		return
 	}
+	if a.inUse(string(m.ID)) {
+		a.upConn().Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
+		return
+	}
+	if early := a.beforeInitialize(m); early != nil {
+		a.upConn().Write(early)
+		return
+	}
 	if m.Method == "tools/call" && a.forwardNow(m) {
 		return
 	}
@@ -115,7 +123,7 @@ func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
 	if !a.ready.Load() {
 		return false
 	}
-	name, ok := jsonrpc.StringMember(m.Params, "name")
+	name, ok := uniqueString(m.Params, "name")
 	if !ok {
 		return false
 	}
@@ -160,7 +168,25 @@ func (a *Aggregator) untrack(key string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	_, ok := a.inflight[key]
+	a.removeInflight(key)
+	return ok
+}
+
+// removeInflight deletes key and tells drain when nothing is left; called
+// with a.mu held.
+func (a *Aggregator) removeInflight(key string) {
 	delete(a.inflight, key)
+	if len(a.inflight) == 0 && a.idle != nil {
+		close(a.idle)
+		a.idle = nil
+	}
+}
+
+// inUse reports whether a client request with this id is in flight.
+func (a *Aggregator) inUse(key string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.inflight[key]
 	return ok
 }
 
@@ -173,7 +199,7 @@ func (a *Aggregator) track(id []byte) (context.Context, func()) {
 	a.mu.Unlock()
 	return ctx, func() {
 		a.mu.Lock()
-		delete(a.inflight, key)
+		a.removeInflight(key)
 		a.mu.Unlock()
 		cancel(nil)
 	}
@@ -230,10 +256,17 @@ func (a *Aggregator) clientBatch(elems [][]byte) {
 // clientInvalid answers a line of the client that is not a valid message.
 func (a *Aggregator) clientInvalid(line []byte, m *jsonrpc.Message, err error) {
 	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, clipLine(line))
-	if m != nil && m.IsResponse() && m.ID != nil && m.Method == "" && (m.Result != nil || m.Error != nil) {
-		return // a broken answer to one of our requests: nothing to answer
+	if m != nil && (m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil) || isBrokenNotification(line, m)) {
+		return // a broken answer or a broken notification: nothing to answer
 	}
 	a.upConn().Write(invalidLine(m, err))
+}
+
+// isBrokenNotification reports whether an invalid message was meant as a
+// notification: a method and no id member at all.
+func isBrokenNotification(line []byte, m *jsonrpc.Message) bool {
+	_, hasID := jsonrpc.Member(line, "id")
+	return m.Method != "" && !hasID
 }
 
 func invalidLine(m *jsonrpc.Message, err error) []byte {
@@ -274,8 +307,27 @@ func (a *Aggregator) serveRequest(ctx context.Context, m *jsonrpc.Message) []byt
 	case "ping":
 		return jsonrpc.AppendResult(nil, m.ID, []byte("{}"))
 	}
-	serve, known := clientMethods[m.Method]
-	if !known {
+	if early := a.beforeInitialize(m); early != nil {
+		return early
+	}
+	serve := clientMethods[m.Method]
+	if !a.waitReady(ctx) {
+		return nil
+	}
+	if a.isStopping() {
+		return errorLine(m.ID, jsonrpc.CodeInternalError, "mcp-simple-aggregator is shutting down")
+	}
+	return serve(a, ctx, m)
+}
+
+// beforeInitialize answers, on the reader goroutine so that the order of
+// lines decides, what needs no child: unknown methods, bad params and
+// requests that come before initialize. nil means the request goes on.
+func (a *Aggregator) beforeInitialize(m *jsonrpc.Message) []byte {
+	if m.Method == "initialize" || m.Method == "ping" {
+		return nil
+	}
+	if _, known := clientMethods[m.Method]; !known {
 		return errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method)
 	}
 	if m.Params != nil && m.Params[0] != '{' {
@@ -284,10 +336,7 @@ func (a *Aggregator) serveRequest(ctx context.Context, m *jsonrpc.Message) []byt
 	if !a.initializeReceived() {
 		return errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: "+m.Method+" before initialize")
 	}
-	if !a.waitReady(ctx) {
-		return nil
-	}
-	return serve(a, ctx, m)
+	return nil
 }
 
 // clientMethods are the client requests served after initialize.

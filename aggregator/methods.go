@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -58,9 +59,9 @@ func (a *Aggregator) getPrompt(ctx context.Context, m *jsonrpc.Message) []byte {
 // forwardNamed looks params.name up in index and forwards m to its child
 // under the child's own name.
 func (a *Aggregator) forwardNamed(ctx context.Context, m *jsonrpc.Message, kind string, index map[string]route, notFound int) []byte {
-	name, ok := jsonrpc.StringMember(m.Params, "name")
+	name, ok := uniqueString(m.Params, "name")
 	if !ok {
-		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+m.Method+" needs params.name (a string)")
+		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+m.Method+" needs one params.name (a string)")
 	}
 	if !strings.Contains(name, a.opts.Separator) {
 		return errorLine(m.ID, jsonrpc.CodeInvalidParams, kind+" name must be prefixed with server key: "+name)
@@ -180,9 +181,9 @@ func (a *Aggregator) lookupResource(uri string) *child {
 
 // routeByURI serves resources/read, subscribe and unsubscribe.
 func (a *Aggregator) routeByURI(ctx context.Context, m *jsonrpc.Message) []byte {
-	uri, ok := jsonrpc.StringMember(m.Params, "uri")
+	uri, ok := uniqueString(m.Params, "uri")
 	if !ok {
-		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+m.Method+" needs params.uri (a string)")
+		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+m.Method+" needs one params.uri (a string)")
 	}
 	c := a.resourceOwner(ctx, uri)
 	if c == nil {
@@ -228,7 +229,7 @@ func (a *Aggregator) complete(ctx context.Context, m *jsonrpc.Message) []byte {
 		}
 		return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Resource template not found: "+uri)
 	}
-	return errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: unknown ref type "+kind)
+	return errorLine(m.ID, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: params.ref.type must be \"ref/prompt\" or \"ref/resource\", not %q", kind))
 }
 
 // templateOwner is the first child that listed exactly this URI template.
@@ -273,4 +274,15 @@ func (a *Aggregator) setLevel(ctx context.Context, m *jsonrpc.Message) []byte {
 		return nil
 	}
 	return jsonrpc.AppendResult(nil, m.ID, []byte("{}"))
+}
+
+// uniqueString returns the string member key of obj when there is exactly
+// one: with two, the aggregator and the child could read different ones
+// (first or last wins), and route to one name but run another.
+func uniqueString(obj []byte, key string) (string, bool) {
+	s, ok := jsonrpc.StringMember(obj, key)
+	if !ok {
+		return "", false
+	}
+	return s, jsonrpc.CountMembers(obj, key) == 1
 }

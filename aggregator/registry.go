@@ -110,14 +110,28 @@ func (a *Aggregator) tellClient(method string) {
 }
 
 // clientIsInitialized records the client's notifications/initialized and
-// sends what was kept for it.
+// sends what was kept for it: the children's held messages, in order, then
+// the list changes.
 func (a *Aggregator) clientIsInitialized() {
-	a.mu.Lock()
-	a.clientReady = true
-	pending := a.pendingNotes
-	a.pendingNotes = nil
-	a.mu.Unlock()
-	for _, method := range pending {
-		a.upConn().Notify(method, nil)
+	for {
+		a.mu.Lock()
+		held := a.held
+		a.held = nil
+		if len(held) == 0 {
+			// Only now: a message arriving while the held ones were
+			// dispatched was held too, so the order is kept.
+			a.clientReady = true
+			pending := a.pendingNotes
+			a.pendingNotes = nil
+			a.mu.Unlock()
+			for _, method := range pending {
+				a.upConn().Notify(method, nil)
+			}
+			return
+		}
+		a.mu.Unlock()
+		for _, h := range held {
+			h.child.dispatch(h.m)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -42,6 +43,39 @@ func (c *child) initialized() bool {
 // handle receives each request and notification of the child, on its reader
 // goroutine.
 func (c *child) handle(m *jsonrpc.Message) {
+	if c.agg.hold(c, m) {
+		return
+	}
+	c.dispatch(m)
+}
+
+// heldMessage is a child's request or notification kept until the client
+// is initialized.
+type heldMessage struct {
+	child *child
+	m     *jsonrpc.Message
+}
+
+// hold keeps a child's message while the client has not sent
+// notifications/initialized: before that a server should send it nothing
+// but pings and logs, and the aggregator's own initialize answer must come
+// first. List changes are not held: they refresh the registry at once and
+// tellClient keeps the notification.
+func (a *Aggregator) hold(c *child, m *jsonrpc.Message) bool {
+	if a.upConn() == nil || strings.HasSuffix(m.Method, "/list_changed") {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.clientReady {
+		return false
+	}
+	a.held = append(a.held, heldMessage{c, m})
+	return true
+}
+
+// dispatch handles a child's request or notification.
+func (c *child) dispatch(m *jsonrpc.Message) {
 	a := c.agg
 	if m.IsRequest() {
 		c.relayRequest(m)
@@ -71,11 +105,11 @@ func (c *child) handle(m *jsonrpc.Message) {
 // relayRequest sends a child's request to the client under a fresh id; the
 // client's answer goes back under the child's id from the client's reader.
 // It runs on the child's reader goroutine, so it registers the request
-// before a cancel right behind it can be read, and it never writes to the
-// child itself (a child blocked writing its stdout would never read that).
+// before a cancel right behind it can be read; writes to the child are
+// queued, so a child that is not reading cannot block its own reader.
 func (c *child) relayRequest(m *jsonrpc.Message) {
 	a := c.agg
-	reply := func(line []byte) { a.goServe(func() { c.conn.Write(line) }) }
+	reply := func(line []byte) { c.conn.Write(line) } // queued: never blocks
 	need, known := childRequestCapability[m.Method]
 	up := a.upConn()
 	a.mu.Lock()
@@ -193,6 +227,8 @@ func (c *child) listChanged(method string) {
 	if !c.initialized() {
 		return
 	}
+	c.refreshing.Lock()
+	defer c.refreshing.Unlock()
 	ctx, cancel := context.WithTimeout(c.agg.ctx, c.agg.opts.StartupTimeout)
 	defer cancel()
 	var err error

@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// A child that stops reading its stdin (a full pipe) must not stall the
+// client connection or the other children.
+func TestAChildThatStopsReadingBlocksNobody(t *testing.T) {
+	s := startConfig(t, []server{ts("alpha"), ts("beta")})
+	s.initialize("2025-11-25", "{}")
+	deaf := s.request("tools/call", `{"name":"alpha:deaf","arguments":{"ms":5000}}`)
+	s.waitStderr("[alpha] deaf")
+	pad := strings.Repeat("x", 100<<10)
+	var echoes []string
+	for i := 0; i < 4; i++ { // 400 KB: far more than alpha's pipe and buffer hold
+		echoes = append(echoes, s.request("tools/call", `{"name":"alpha:echo","arguments":{"pad":"`+pad+`"}}`))
+	}
+	if m := s.call("ping", ""); m.Error != nil {
+		t.Fatalf("ping: %s", m.line)
+	}
+	s.result("tools/call", `{"name":"beta:echo","arguments":{"n":1}}`)
+	if n := s.count(func(m *msg) bool { return m.isResponse() && string(m.ID) == deaf }); n != 0 {
+		t.Fatal("ping and beta:echo were answered only after alpha read again: a child that stopped reading stalled the others")
+	}
+	// Once alpha reads again, everything queued for it arrives in order.
+	if got := toolText(t, s.response(deaf).Result); got != "heard again" {
+		t.Fatalf("deaf answered %q", got)
+	}
+	for _, id := range echoes {
+		if m := s.response(id); m.Error != nil {
+			t.Fatalf("queued echo %s: %s", id, clip(m.line))
+		}
+	}
+}
+
+// Requests read before the client closed its input are answered for real,
+// even while the children are still starting.
+func TestRequestsReadBeforeEndOfInputAreAnswered(t *testing.T) {
+	s := startConfig(t, []server{ts("alpha", "-init-delay", "200ms")})
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"alpha:echo","arguments":{"k":"v"}}}`)
+	s.closeAndWait()
+	if names := toolNames(t, s.response("2").Result); len(names) == 0 || names[0] != "alpha:echo" {
+		t.Fatalf("tools/list after end of input: %v", names)
+	}
+	if m := s.response("3"); m.Error != nil || toolText(t, m.Result) != `{"k":"v"}` {
+		t.Fatalf("tools/call after end of input: %s", m.line)
+	}
+}
+
+// A child's request sent as soon as it is initialized waits for the client
+// to be initialized: our initialize answer comes first.
+func TestChildRequestsWaitForTheClientToBeInitialized(t *testing.T) {
+	s := startConfig(t, []server{ts("alpha", "-ask-on-init", "roots/list"), ts("beta", "-init-delay", "500ms")})
+	s.result("initialize", `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"e2e","version":"1"}}`)
+	if n := s.count(func(m *msg) bool { return m.Method == "roots/list" }); n != 0 {
+		t.Fatal("a child's roots/list reached the client before the initialize answer and the client's initialized")
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req := s.serverRequest("roots/list")
+	s.send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"roots":[{"uri":"file:///tmp/x"}]}}`)
+	s.waitStderr(`[alpha] asked roots/list on init: {"roots":[{"uri":"file:///tmp/x"}]}`)
+}
+
+// Whether a request came before initialize is decided by line order.
+func TestRequestBeforeInitializeIsRefusedByLineOrder(t *testing.T) {
+	s := startConfig(t, []server{ts("alpha")})
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	if code, _ := s.response("1").errorCode(); code != -32600 {
+		t.Fatalf("tools/list before initialize: code %d, want -32600", code)
+	}
+	if m := s.response("2"); m.Error != nil {
+		t.Fatalf("initialize: %s", m.line)
+	}
+}
+
+func TestBadRequestsAreRefusedWithoutReachingAChild(t *testing.T) {
+	s := startConfig(t, []server{ts("alpha")})
+	s.initialize("2025-11-25", "{}")
+	// Two name members: the child could run the other one.
+	m := s.call("tools/call", `{"name":"alpha:echo","arguments":{},"name":"alpha:env"}`)
+	if code, msg := m.errorCode(); code != -32602 || !strings.Contains(msg, "one params.name") {
+		t.Errorf("duplicate name: %s", m.line)
+	}
+	// An id already in flight.
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"alpha:slow","arguments":{"ms":2000}}}`)
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"alpha:echo","arguments":{}}}`)
+	if code, msg := s.response("7").errorCode(); code != -32600 || !strings.Contains(msg, "already used") {
+		t.Errorf("duplicate id in flight: %d %q", code, msg)
+	}
+	// A notification with bad params gets no answer; the next answer is the
+	// ping's.
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}`)
+	s.call("ping", "")
+	if n := s.count(func(m *msg) bool { return m.isResponse() && string(m.ID) == "null" }); n != 0 {
+		t.Errorf("a broken notification was answered")
+	}
+}
+
+// A child answering with something that is not a response still ends the
+// call, with an error naming the server.
+func TestABrokenChildAnswerFailsTheCall(t *testing.T) {
+	s := startConfig(t, []server{ts("alpha")})
+	s.initialize("2025-11-25", "{}")
+	m := s.call("tools/call", `{"name":"alpha:badanswer"}`)
+	if code, msg := m.errorCode(); code != -32603 || !strings.Contains(msg, `server "alpha"`) || !strings.Contains(msg, "invalid answer") {
+		t.Fatalf("broken answer: %s", m.line)
+	}
+}
