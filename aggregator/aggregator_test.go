@@ -268,3 +268,39 @@ func (w *recordingWriter) Write(p []byte) (int, error) {
 	w.writes = append(w.writes, string(p))
 	return len(p), nil
 }
+
+func TestResourceReadRefreshesListsOnceForAnUnknownURI(t *testing.T) {
+	var mu sync.Mutex
+	lists := 0
+	fake := func(method string, _ []byte) string {
+		switch method {
+		case "initialize":
+			return `{"protocolVersion":"2025-11-25","capabilities":{"resources":{}},"serverInfo":{"name":"fake","version":"1"}}`
+		case "tools/list":
+			return `{"tools":[]}`
+		case "resources/templates/list":
+			return `{"resourceTemplates":[]}`
+		case "resources/list":
+			mu.Lock()
+			defer mu.Unlock()
+			lists++
+			if lists == 1 {
+				return `{"resources":[]}` // the resource appears after start-up
+			}
+			return `{"resources":[{"uri":"x://new","name":"new"}]}`
+		case "resources/read":
+			return `{"contents":[{"uri":"x://new","text":"fresh"}]}`
+		}
+		return `{}`
+	}
+	exchange, _ := serveFakes(t, ":", map[string]func(string, []byte) string{"r": fake}, "r")
+	exchange(initLine)
+	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x://new"}}`)
+	if want := `{"jsonrpc":"2.0","id":2,"result":{"contents":[{"uri":"x://new","text":"fresh"}]}}`; got != want {
+		t.Fatalf("resources/read of a resource listed after start-up:\n got %s\nwant %s", got, want)
+	}
+	got = exchange(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"x://none"}}`)
+	if !strings.Contains(got, `"code":-32002`) {
+		t.Fatalf("unknown URI: %s", got)
+	}
+}
