@@ -118,11 +118,17 @@ func reportUsage(b *testing.B, u procUsage, calls int) {
 
 // BenchmarkLatency: sequential tools/call echo, one at a time.
 func BenchmarkLatency(b *testing.B) {
+	benchSequential(b, "latency", "echo", echoArgs, "{}")
+}
+
+// benchSequential times b.N sequential calls of tool each way and reports
+// the median, p99 and what each hop adds.
+func benchSequential(b *testing.B, label, tool, args, caps string) {
 	skipUnderRace(b)
 	for _, w := range benchWays() {
 		b.Run(w.name, func(b *testing.B) {
-			r := toolCallRequest(w.prefix+"echo", echoArgs)
-			c := startWay(b, w, "{}", r)
+			r := toolCallRequest(w.prefix+tool, args)
+			c := startWay(b, w, caps, r)
 			durs := make([]time.Duration, 0, b.N)
 			u := usage(c.pid)
 			b.ResetTimer()
@@ -132,7 +138,7 @@ func BenchmarkLatency(b *testing.B) {
 			st := summarize(durs)
 			b.ReportMetric(st.median, "median-us")
 			b.ReportMetric(st.p99, "p99-us")
-			reportAdded(b, "latency", w.name, st.median)
+			reportAdded(b, label, w.name, st.median)
 		})
 	}
 }
@@ -168,23 +174,7 @@ func BenchmarkThroughput32(b *testing.B) {
 // sampling/createMessage to the client, which answers it: two round trips
 // through every hop.
 func BenchmarkSampling(b *testing.B) {
-	skipUnderRace(b)
-	for _, w := range benchWays() {
-		b.Run(w.name, func(b *testing.B) {
-			r := toolCallRequest(w.prefix+"sample", `{}`)
-			c := startWay(b, w, `{"sampling":{}}`, r)
-			durs := make([]time.Duration, 0, b.N)
-			u := usage(c.pid)
-			b.ResetTimer()
-			durs = c.timedCalls(b.N, []request{r}, durs)
-			b.StopTimer()
-			reportUsage(b, usage(c.pid).sub(u), b.N)
-			st := summarize(durs)
-			b.ReportMetric(st.median, "median-us")
-			b.ReportMetric(st.p99, "p99-us")
-			reportAdded(b, "sampling", w.name, st.median)
-		})
-	}
+	benchSequential(b, "sampling", "sample", `{}`, `{"sampling":{}}`)
 }
 
 // tenChildren is a config of 10 test servers s0..s9, each with args.
