@@ -322,3 +322,26 @@ func TestChildToolListChangeIsRefreshedAndToldOnce(t *testing.T) {
 		t.Errorf("the client was told %d times that tools changed, want once", n)
 	}
 }
+
+func TestChildPromptAndResourceListChangesAreRefreshedAndToldOnce(t *testing.T) {
+	s := startConfig(t, []server{ts("alpha", "-caps", "prompts,resources")})
+	s.initialize("2025-11-25", "{}")
+
+	s.result("tools/call", `{"name":"alpha:change","arguments":{"kind":"prompts"}}`)
+	s.notification("notifications/prompts/list_changed")
+	if got := string(s.result("prompts/list", "")); !strings.Contains(got, `"name":"alpha:added1"`) {
+		t.Errorf("prompts/list after the change: %s", got)
+	}
+
+	s.result("tools/call", `{"name":"alpha:change","arguments":{"kind":"resources"}}`)
+	s.notification("notifications/resources/list_changed")
+	if got := string(s.result("resources/list", "")); !strings.Contains(got, `"uri":"test://alpha/added1"`) {
+		t.Errorf("resources/list after the change: %s", got)
+	}
+
+	for _, method := range []string{"notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+		if n := s.count(func(m *msg) bool { return m.Method == method }); n != 1 {
+			t.Errorf("%s sent %d times, want once", method, n)
+		}
+	}
+}

@@ -115,14 +115,16 @@ type server struct {
 
 	readGate sync.Mutex // held by the "deaf" tool: stdin is not read meanwhile
 
-	mu          sync.Mutex
-	initialized bool            // notifications/initialized arrived
-	initParams  json.RawMessage // the client's initialize params, raw
-	inflight    map[string]*call
-	pending     map[string]chan *message // our requests to the client, by id
-	nextID      int64                    // next id of our requests to the client
-	added       []string                 // tools added by the "change" tool
-	subs        map[string]bool          // subscribed resource URIs
+	mu             sync.Mutex
+	initialized    bool            // notifications/initialized arrived
+	initParams     json.RawMessage // the client's initialize params, raw
+	inflight       map[string]*call
+	pending        map[string]chan *message // our requests to the client, by id
+	nextID         int64                    // next id of our requests to the client
+	added          []string                 // tools added by the "change" tool
+	addedPrompts   []string                 // prompts added by it
+	addedResources []string                 // resources added by it
+	subs           map[string]bool          // subscribed resource URIs
 }
 
 // call is one client request being served; cancel is fired by notifications/cancelled.

@@ -27,6 +27,11 @@ func (s *server) listResources(params json.RawMessage) ([]byte, *rpcError) {
 		b = append(b, `","mimeType":"text/plain"}`...)
 		items = append(items, b)
 	}
+	s.mu.Lock()
+	for _, name := range s.addedResources {
+		items = append(items, []byte(`{"uri":`+string(jsonString("test://"+s.cfg.name+"/"+name))+`,"name":`+string(jsonString(name))+`}`))
+	}
+	s.mu.Unlock()
 	page, next, rerr := paginate(items, params, s.cfg.page)
 	if rerr != nil {
 		return nil, rerr
@@ -106,7 +111,13 @@ func (s *server) subscribe(params json.RawMessage, on bool) ([]byte, *rpcError) 
 const greetDef = `{"name":"greet","description":"say hello","arguments":[{"name":"name","description":"who to greet","required":false}]}`
 
 func (s *server) listPrompts(params json.RawMessage) ([]byte, *rpcError) {
-	page, next, rerr := paginate([][]byte{[]byte(greetDef)}, params, s.cfg.page)
+	items := [][]byte{[]byte(greetDef)}
+	s.mu.Lock()
+	for _, name := range s.addedPrompts {
+		items = append(items, []byte(`{"name":`+string(jsonString(name))+`,"description":"added by change"}`))
+	}
+	s.mu.Unlock()
+	page, next, rerr := paginate(items, params, s.cfg.page)
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -91,7 +91,8 @@ func builtinTools() []toolDef {
 		{"pingclient", simpleDef("pingclient", "ping the client and return its raw answer", ""), toolPingClient},
 		{"log", simpleDef("log", "send notifications/message with arguments.text",
 			`"text":{"type":"string"}`), toolLog},
-		{"change", simpleDef("change", "add a tool and send notifications/tools/list_changed", ""), toolChange},
+		{"change", simpleDef("change", "add a tool (or a prompt or resource, arguments.kind) and send its list_changed",
+			`"kind":{"type":"string"}`), toolChange},
 		{"notify", simpleDef("notify", "send notifications/resources/updated and notifications/elicitation/complete",
 			`"uri":{"type":"string"}`), toolNotify},
 		{"cancelclient", simpleDef("cancelclient", "start a sampling request, then cancel it after arguments.ms (default 50)",
@@ -320,12 +321,19 @@ func toolLog(s *server, c *toolCall) ([]byte, *rpcError) {
 	return textResult("logged", false), nil
 }
 
-func toolChange(s *server, _ *toolCall) ([]byte, *rpcError) {
+// toolChange adds a tool (or, with arguments.kind "prompts" or
+// "resources", a prompt or a resource) and says that list changed.
+func toolChange(s *server, c *toolCall) ([]byte, *rpcError) {
+	kind := c.str("kind", "tools")
+	list := map[string]*[]string{"tools": &s.added, "prompts": &s.addedPrompts, "resources": &s.addedResources}[kind]
+	if list == nil {
+		return nil, &rpcError{code: -32602, message: "kind must be tools, prompts or resources"}
+	}
 	s.mu.Lock()
-	name := "added" + strconv.Itoa(len(s.added)+1)
-	s.added = append(s.added, name)
+	name := "added" + strconv.Itoa(len(*list)+1)
+	*list = append(*list, name)
 	s.mu.Unlock()
-	s.out.writeLine(notificationLine("notifications/tools/list_changed", nil))
+	s.out.writeLine(notificationLine("notifications/"+kind+"/list_changed", nil))
 	return textResult(name, false), nil
 }
 
