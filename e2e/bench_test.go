@@ -143,6 +143,13 @@ func benchSequential(b *testing.B, label, tool, args, caps string) {
 	}
 }
 
+// BenchmarkProgress: sequential tools/call progress, whose tool sends three
+// notifications/progress before its answer. (The _meta member rides after
+// the arguments in the request that toolCallRequest builds.)
+func BenchmarkProgress(b *testing.B) {
+	benchSequential(b, "progress", "progress", `{"steps":3},"_meta":{"progressToken":"bench"}`, "{}")
+}
+
 // throughputWorkers is the number of concurrent callers.
 const throughputWorkers = 32
 
