@@ -57,6 +57,22 @@ type cancelReason struct{ reason []byte }
 
 func (*cancelReason) Error() string { return "cancelled by the peer" }
 
+// cancelFrom runs the cancel that table (guarded by mu) holds for the
+// requestId of a notifications/cancelled; an unknown id is ignored.
+func cancelFrom(params []byte, mu *sync.Mutex, table map[string]func(error)) {
+	id, ok := jsonrpc.Member(params, "requestId")
+	if !ok {
+		return
+	}
+	reason, _ := jsonrpc.Member(params, "reason")
+	mu.Lock()
+	cancel := table[string(id)]
+	mu.Unlock()
+	if cancel != nil {
+		cancel(&cancelReason{reason: reason})
+	}
+}
+
 // sendCancelled tells conn's peer that the request id is cancelled.
 func sendCancelled(conn *jsonrpc.Conn, id []byte, cause error) {
 	if conn == nil {
@@ -225,6 +241,10 @@ func (a *Aggregator) clientBatch(elems [][]byte) {
 			case m.IsNotification():
 				a.clientNotification(m)
 			default:
+				if early := a.beforeInitialize(m); early != nil {
+					replies[i] = early
+					continue
+				}
 				ctx, done := a.track(m.ID)
 				wg.Add(1)
 				go func() {
@@ -298,17 +318,15 @@ func responseLine(id []byte, resp *jsonrpc.Message) []byte {
 	return jsonrpc.AppendResult(nil, id, resp.Result)
 }
 
-// serveRequest answers one client request; nil means no answer is due (the
-// client cancelled it, or the aggregator is shutting down).
+// serveRequest answers one client request that beforeInitialize let
+// through; nil means no answer is due (the client cancelled it, or the
+// aggregator is shutting down).
 func (a *Aggregator) serveRequest(ctx context.Context, m *jsonrpc.Message) []byte {
 	switch m.Method {
 	case "initialize":
 		return errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
 	case "ping":
 		return jsonrpc.AppendResult(nil, m.ID, []byte("{}"))
-	}
-	if early := a.beforeInitialize(m); early != nil {
-		return early
 	}
 	serve := clientMethods[m.Method]
 	if !a.waitReady(ctx) {
@@ -506,17 +524,7 @@ func (a *Aggregator) clientNotification(m *jsonrpc.Message) {
 		a.clientIsInitialized()
 		a.log.Debugf("client initialized")
 	case "notifications/cancelled":
-		id, ok := jsonrpc.Member(m.Params, "requestId")
-		if !ok {
-			return
-		}
-		reason, _ := jsonrpc.Member(m.Params, "reason")
-		a.mu.Lock()
-		cancel := a.inflight[string(id)]
-		a.mu.Unlock()
-		if cancel != nil {
-			cancel(&cancelReason{reason: reason})
-		}
+		cancelFrom(m.Params, &a.mu, a.inflight)
 	case "notifications/progress":
 		a.progressFromClient(m.Params)
 	case "notifications/roots/list_changed":

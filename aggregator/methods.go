@@ -107,41 +107,39 @@ func (a *Aggregator) refreshEach(ctx context.Context, cs []*child, what string, 
 // listResources merges the children's current resource lists, each drained
 // of its pages, URIs untouched.
 func (a *Aggregator) listResources(ctx context.Context, m *jsonrpc.Message) []byte {
-	if bad := noCursor(m); bad != nil {
-		return bad
-	}
-	cs := a.resourceChildren()
-	a.refreshEach(ctx, cs, "resources/list", (*child).refreshResources)
-	if ctx.Err() != nil {
-		return nil
-	}
-	var all [][]byte
-	for _, c := range cs {
-		c.mu.Lock()
-		all = append(all, c.resourceList...)
-		c.mu.Unlock()
-	}
-	return jsonrpc.AppendResult(nil, m.ID, listResult("resources", all))
+	return a.mergeResourceLists(ctx, m, "resources", (*child).refreshResources, func(c *child) [][]byte {
+		return c.resourceList
+	})
 }
 
 func (a *Aggregator) listResourceTemplates(ctx context.Context, m *jsonrpc.Message) []byte {
+	return a.mergeResourceLists(ctx, m, "resourceTemplates", (*child).refreshTemplates, func(c *child) [][]byte {
+		var raw [][]byte
+		for _, t := range c.templates {
+			raw = append(raw, t.raw)
+		}
+		return raw
+	})
+}
+
+// mergeResourceLists refreshes a list of every child with resources and
+// answers with their entries (entries runs with c.mu held) in config order.
+func (a *Aggregator) mergeResourceLists(ctx context.Context, m *jsonrpc.Message, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte) []byte {
 	if bad := noCursor(m); bad != nil {
 		return bad
 	}
 	cs := a.resourceChildren()
-	a.refreshEach(ctx, cs, "resources/templates/list", (*child).refreshTemplates)
+	a.refreshEach(ctx, cs, m.Method, refresh)
 	if ctx.Err() != nil {
 		return nil
 	}
 	var all [][]byte
 	for _, c := range cs {
 		c.mu.Lock()
-		for _, t := range c.templates {
-			all = append(all, t.raw)
-		}
+		all = append(all, entries(c)...)
 		c.mu.Unlock()
 	}
-	return jsonrpc.AppendResult(nil, m.ID, listResult("resourceTemplates", all))
+	return jsonrpc.AppendResult(nil, m.ID, listResult(field, all))
 }
 
 // resourceOwner finds the child serving uri: the first that listed it, else

@@ -83,14 +83,7 @@ func (c *child) dispatch(m *jsonrpc.Message) {
 	}
 	switch m.Method {
 	case "notifications/cancelled":
-		id, _ := jsonrpc.Member(m.Params, "requestId")
-		reason, _ := jsonrpc.Member(m.Params, "reason")
-		c.mu.Lock()
-		cancel := c.incoming[string(id)]
-		c.mu.Unlock()
-		if cancel != nil {
-			cancel(&cancelReason{reason: reason})
-		}
+		cancelFrom(m.Params, &c.mu, c.incoming)
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		a.goServe(func() { c.listChanged(m.Method) })
 	default:

@@ -101,25 +101,10 @@ func parseInit(t *testing.T, raw json.RawMessage) initResult {
 // already exited can still be found (Linux).
 func processesWithEnv(t *testing.T, kv string) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skip("no /proc here")
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		if slices.Contains(strings.Split(string(env), "\x00"), kv) && alive(pid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return livePIDs(t, func(pid int) bool {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		return err == nil && slices.Contains(strings.Split(string(env), "\x00"), kv)
+	})
 }
 
 func TestCLIConfigFlagTakesTheValueEitherWay(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -445,8 +446,9 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// childPIDs returns the pids of the processes whose parent is pid (Linux).
-func childPIDs(t testing.TB, pid int) []int {
+// livePIDs returns the pids of the live (not zombie) processes for which
+// keep is true (Linux: it reads /proc).
+func livePIDs(t testing.TB, keep func(pid int) bool) []int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -454,24 +456,28 @@ func childPIDs(t testing.TB, pid int) []int {
 	}
 	var pids []int
 	for _, e := range entries {
-		var p int
-		if _, err := fmt.Sscan(e.Name(), &p); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		rest := stat[bytes.LastIndexByte(stat, ')')+1:]
-		var state string
-		var ppid int
-		fmt.Sscan(string(rest), &state, &ppid)
-		if ppid == pid && state != "Z" {
-			pids = append(pids, p)
+		pid, err := strconv.Atoi(e.Name())
+		if err == nil && alive(pid) && keep(pid) {
+			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// childPIDs returns the pids of the live processes whose parent is pid.
+func childPIDs(t testing.TB, pid int) []int {
+	t.Helper()
+	return livePIDs(t, func(p int) bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ppid ...
+		var state string
+		var ppid int
+		fmt.Sscan(string(stat[bytes.LastIndexByte(stat, ')')+1:]), &state, &ppid)
+		return ppid == pid
+	})
 }
 
 // alive reports whether a process exists and is not a zombie.
