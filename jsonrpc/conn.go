@@ -97,8 +97,8 @@ func (c *Conn) dispatch(line []byte) {
 		return
 	}
 	if line[0] == '[' && c.opts.Batch != nil {
-		if !json.Valid(line) {
-			c.invalid(line, nil, fmt.Errorf("%w: %s", ErrParse, validationError(line)))
+		if !Valid(line) {
+			c.invalid(line, nil, notJSON(line))
 			return
 		}
 		elems, err := Elements(line)
@@ -162,7 +162,13 @@ func (c *Conn) Deliver(m *Message) bool {
 // takes the call back first; it must not block. When Go fails, done is not
 // called.
 func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]byte, error) {
-	id := strconv.AppendInt(nil, c.lastID.Add(1), 10)
+	// The id is written into the line and kept as a sub-slice of it: one
+	// allocation for both.
+	line := make([]byte, 0, len(requestPrefix)+len(method)+len(params)+40)
+	line = append(line, requestPrefix...)
+	line = strconv.AppendInt(line, c.lastID.Add(1), 10)
+	id := line[len(requestPrefix):len(line):len(line)]
+	line = appendMethodParams(line, method, params)
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -171,7 +177,7 @@ func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]b
 	}
 	c.pending[string(id)] = done
 	c.mu.Unlock()
-	if err := c.Write(AppendRequest(nil, id, method, params)); err != nil {
+	if err := c.Write(line); err != nil {
 		c.Forget(id)
 		return nil, err
 	}

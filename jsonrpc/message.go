@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -34,46 +35,91 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 
 // Parse parses one line. On ErrInvalid the returned message still carries
 // whatever id could be read, so that the error can be answered under it.
+//
+// The line is validated and its members found in one pass: a line that is
+// not JSON is refused whole, and no byte of it is read twice.
 func Parse(line []byte) (*Message, error) {
 	line = trimSpace(line)
-	if !json.Valid(line) {
-		return nil, fmt.Errorf("%w: %s", ErrParse, validationError(line))
+	if len(line) == 0 || line[0] != '{' {
+		if Valid(line) {
+			return nil, fmt.Errorf("%w: expected a JSON object", ErrInvalid)
+		}
+		return nil, notJSON(line)
 	}
 	m := &Message{}
 	var version, method json.RawMessage
 	var seen uint8 // one bit per protocol member
 	repeated := ""
-	err := eachMember(line, func(key []byte, start, end int) bool {
-		var bit uint8
-		var field *json.RawMessage
-		switch string(key) {
-		case "jsonrpc":
-			bit, field = 1, &version
-		case "id":
-			bit, field = 2, &m.ID
-		case "method":
-			bit, field = 4, &method
-		case "params":
-			bit, field = 8, &m.Params
-		case "result":
-			bit, field = 16, &m.Result
-		case "error":
-			bit, field = 32, &m.Error
-		default:
-			return true
+	i := skipSpace(line, 1)
+	if i < len(line) && line[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(line) || line[i] != '"' {
+				return nil, notJSON(line)
+			}
+			keyEnd, escaped, ok := checkString(line, i)
+			if !ok {
+				return nil, notJSON(line)
+			}
+			key := line[i+1 : keyEnd-1]
+			if escaped {
+				s, _ := String(line[i:keyEnd])
+				key = []byte(s)
+			}
+			i = skipSpace(line, keyEnd)
+			if i >= len(line) || line[i] != ':' {
+				return nil, notJSON(line)
+			}
+			i = skipSpace(line, i+1)
+			end, ok := checkValue(line, i)
+			if !ok {
+				return nil, notJSON(line)
+			}
+			var bit uint8
+			var field *json.RawMessage
+			switch string(key) {
+			case "jsonrpc":
+				bit, field = 1, &version
+			case "id":
+				bit, field = 2, &m.ID
+			case "method":
+				bit, field = 4, &method
+			case "params":
+				bit, field = 8, &m.Params
+			case "result":
+				bit, field = 16, &m.Result
+			case "error":
+				bit, field = 32, &m.Error
+			}
+			switch {
+			case field == nil:
+			case seen&bit != 0:
+				// A repeated member would be read differently by different
+				// peers (first or last wins): refuse it.
+				if repeated == "" {
+					repeated = string(key)
+				}
+			default:
+				seen |= bit
+				*field = line[i:end:end]
+			}
+			i = skipSpace(line, end)
+			if i >= len(line) {
+				return nil, notJSON(line)
+			}
+			if line[i] == '}' {
+				i++
+				break
+			}
+			if line[i] != ',' {
+				return nil, notJSON(line)
+			}
+			i = skipSpace(line, i+1)
 		}
-		// A repeated member would be read differently by different peers
-		// (first or last wins): refuse it.
-		if seen&bit != 0 {
-			repeated = string(key)
-			return false
-		}
-		seen |= bit
-		*field = line[start:end:end]
-		return true
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: expected a JSON object", ErrInvalid)
+	}
+	if i != len(line) {
+		return nil, notJSON(line)
 	}
 	if repeated != "" {
 		return m, fmt.Errorf("%w: member %q appears twice", ErrInvalid, repeated)
@@ -83,11 +129,11 @@ func Parse(line []byte) (*Message, error) {
 		m.ID = nil
 		return m, fmt.Errorf("%w: id must be a string or a number, not %s", ErrInvalid, clip(id))
 	}
-	if v, ok := String(version); !ok || v != Version {
+	if string(version) != `"`+Version+`"` && !isVersion(version) {
 		return m, fmt.Errorf(`%w: "jsonrpc" must be "2.0"`, ErrInvalid)
 	}
 	if method != nil {
-		name, ok := String(method)
+		name, ok := methodName(method)
 		if !ok || name == "" {
 			return m, fmt.Errorf(`%w: "method" must be a non-empty string`, ErrInvalid)
 		}
@@ -120,6 +166,49 @@ func validID(id []byte) bool {
 	return string(id) == "null"
 }
 
+// isVersion reports whether raw is the string "2.0", however escaped.
+func isVersion(raw []byte) bool {
+	v, ok := String(raw)
+	return ok && v == Version
+}
+
+// methodName decodes a raw method name. The methods of MCP come back as
+// constants, without an allocation.
+func methodName(raw []byte) (string, bool) {
+	if len(raw) >= 2 {
+		if name, ok := knownMethods[string(raw[1:len(raw)-1])]; ok {
+			return name, true
+		}
+	}
+	return String(raw)
+}
+
+// knownMethods maps each method name of MCP (2025-11-25) to itself.
+var knownMethods = func() map[string]string {
+	names := []string{
+		"initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get",
+		"resources/list", "resources/templates/list", "resources/read", "resources/subscribe",
+		"resources/unsubscribe", "completion/complete", "logging/setLevel",
+		"sampling/createMessage", "elicitation/create", "roots/list",
+		"tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+		"notifications/initialized", "notifications/cancelled", "notifications/progress",
+		"notifications/message", "notifications/tools/list_changed",
+		"notifications/prompts/list_changed", "notifications/resources/list_changed",
+		"notifications/resources/updated", "notifications/roots/list_changed",
+		"notifications/elicitation/complete", "notifications/tasks/status",
+	}
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[n] = n
+	}
+	return m
+}()
+
+// notJSON is Parse's error for a line that is not JSON.
+func notJSON(line []byte) error {
+	return fmt.Errorf("%w: %s", ErrParse, validationError(line))
+}
+
 // validationError says where a line stops being JSON.
 func validationError(line []byte) string {
 	var v any
@@ -142,15 +231,20 @@ func clip(b []byte) string {
 	return string(b)
 }
 
+// requestPrefix begins every request line.
+const requestPrefix = `{"jsonrpc":"2.0","id":`
+
 // AppendRequest appends a request line, newline included.
 func AppendRequest(b, id []byte, method string, params []byte) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = slices.Grow(b, len(id)+len(method)+len(params)+48)
+	b = append(b, requestPrefix...)
 	b = append(b, id...)
 	return appendMethodParams(b, method, params)
 }
 
 // AppendNotification appends a notification line, newline included.
 func AppendNotification(b []byte, method string, params []byte) []byte {
+	b = slices.Grow(b, len(method)+len(params)+40)
 	b = append(b, `{"jsonrpc":"2.0"`...)
 	return appendMethodParams(b, method, params)
 }
@@ -177,6 +271,7 @@ func AppendError(b, id, errObj []byte) []byte {
 }
 
 func appendResponse(b, id []byte, field string, payload []byte) []byte {
+	b = slices.Grow(b, len(id)+len(payload)+40) // one allocation for the line
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	if len(id) == 0 {
 		id = []byte("null")

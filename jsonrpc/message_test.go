@@ -138,6 +138,8 @@ func TestParseErrors(t *testing.T) {
 		{name: "trailing comma", line: `{"jsonrpc":"2.0","method":"m",}`, want: ErrParse, noMsg: true},
 		{name: "single quotes", line: `{'jsonrpc':'2.0'}`, want: ErrParse, noMsg: true},
 		{name: "raw newline in string", line: "{\"jsonrpc\":\"2.0\",\"method\":\"a\nb\"}", want: ErrParse, noMsg: true},
+		{name: "repeated member, then not JSON", line: `{"jsonrpc":"2.0","id":1,"id":2,"method":"m","params":{]}`, want: ErrParse, noMsg: true},
+		{name: "escaped key, then not JSON", line: `{"jsonrpc":"2.0","\u0069d":1,"method":"m",x}`, want: ErrParse, noMsg: true},
 
 		{name: "array", line: `[{"jsonrpc":"2.0","id":1,"method":"m"}]`, want: ErrInvalid, noMsg: true},
 		{name: "empty array", line: `[]`, want: ErrInvalid, noMsg: true},
@@ -408,7 +410,11 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-func BenchmarkParse(b *testing.B) {
+// benchLines are a tools/call request and a 1 MiB result.
+func benchLines() []struct {
+	name string
+	line []byte
+} {
 	toolsCall := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"github__search_repositories",` +
 		`"arguments":{"query":"language:go stars:>1000 topic:json-rpc","page":1,"perPage":30,"sort":"stars","order":"desc"},` +
 		`"_meta":{"progressToken":"b1c5e2d4-7f3a-4e8b-9c1d-2a6f0e3b5c7d","traceparent":"00-4bf92f35"}}}`)
@@ -421,13 +427,17 @@ func BenchmarkParse(b *testing.B) {
 		big.WriteString(`{"type":"text","text":"line with \"quotes\", \\ and unicode é 😀 <&>"}`)
 	}
 	big.WriteString(`],"isError":false}}`)
-	for _, bm := range []struct {
+	return []struct {
 		name string
 		line []byte
 	}{
 		{"tools-call", toolsCall},
 		{"result-1MiB", big.Bytes()},
-	} {
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, bm := range benchLines() {
 		b.Run(bm.name, func(b *testing.B) {
 			if _, err := Parse(bm.line); err != nil {
 				b.Fatal(err)

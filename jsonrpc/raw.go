@@ -8,7 +8,7 @@ import (
 )
 
 // The helpers in this file assume raw JSON that has already been validated
-// (every line a Conn reads is checked with json.Valid): they find structure,
+// (every line a Conn reads is checked by Parse or Valid): they find structure,
 // they do not check it. On malformed input they never panic, but they may
 // return an error or a wrong answer.
 
@@ -46,17 +46,39 @@ func Member(obj []byte, key string) ([]byte, bool) {
 	return val, found
 }
 
-// CountMembers returns how many members of obj are named key (JSON allows
-// repeats; peers disagree on which one counts).
-func CountMembers(obj []byte, key string) int {
+// UniqueMember returns the offsets in obj of the value of the member named
+// key, when obj has exactly one member of that name (JSON allows repeats;
+// peers disagree on which one counts).
+func UniqueMember(obj []byte, key string) (start, end int, ok bool) {
 	n := 0
-	eachMember(obj, func(k []byte, _, _ int) bool {
+	eachMember(obj, func(k []byte, s, e int) bool {
 		if string(k) == key {
+			start, end = s, e
 			n++
 		}
 		return true
 	})
-	return n
+	return start, end, n == 1
+}
+
+// StringBytes decodes a raw JSON string like String. For plain ASCII
+// without escapes, the result is a sub-slice of raw and nothing is
+// allocated. ok is false when raw is
+// not a string.
+func StringBytes(raw []byte) (s []byte, ok bool) {
+	raw = trimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
+			// Escapes, or bytes that String checks and may replace.
+			d, ok := String(raw)
+			return []byte(d), ok
+		}
+	}
+	return inner, true
 }
 
 // StringMember returns the value of the member named key when it is a JSON

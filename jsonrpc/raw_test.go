@@ -504,18 +504,53 @@ func FuzzRaw(f *testing.F) {
 	})
 }
 
-func TestCountMembers(t *testing.T) {
+func TestUniqueMember(t *testing.T) {
 	for _, tc := range []struct {
 		obj  string
-		want int
+		want string // the value; "" when there is not exactly one
 	}{
-		{`{}`, 0},
-		{`{"a":1}`, 1},
-		{`{"a":1,"b":{"a":2},"a":3}`, 2},
-		{`{"\u0061":1,"a":2}`, 2},
+		{`{}`, ""},
+		{`{"a":1}`, "1"},
+		{`{"b":{"a":2}, "a" : [3] }`, "[3]"},
+		{`{"a":1,"b":{"a":2},"a":3}`, ""},
+		{`{"\u0061":1,"a":2}`, ""},
+		{`[1]`, ""},
 	} {
-		if got := CountMembers([]byte(tc.obj), "a"); got != tc.want {
-			t.Errorf("CountMembers(%s) = %d, want %d", tc.obj, got, tc.want)
+		start, end, ok := UniqueMember([]byte(tc.obj), "a")
+		got := ""
+		if ok {
+			got = tc.obj[start:end]
+		}
+		if got != tc.want {
+			t.Errorf("UniqueMember(%s) = %q (%v), want %q", tc.obj, got, ok, tc.want)
+		}
+	}
+}
+
+func TestStringBytes(t *testing.T) {
+	for _, tc := range []struct {
+		raw, want string
+		ok, alias bool // alias: the result is a sub-slice of raw
+	}{
+		{`"a:echo"`, "a:echo", true, true},
+		{` "" `, "", true, true},
+		{`"a\u003aecho"`, "a:echo", true, false},
+		{`"caf\u00e9"`, "café", true, false},
+		{`"café"`, "café", true, false},
+		{"\"bad \xff\"", "bad \ufffd", true, false},
+		{`1`, "", false, false},
+		{`"open`, "", false, false},
+	} {
+		raw := []byte(tc.raw)
+		got, ok := StringBytes(raw)
+		if string(got) != tc.want || ok != tc.ok {
+			t.Errorf("StringBytes(%s) = %q, %v; want %q, %v", tc.raw, got, ok, tc.want, tc.ok)
+		}
+		if tc.alias && len(got) > 0 && !aliases(raw, got) {
+			t.Errorf("StringBytes(%s) copied a plain string", tc.raw)
+		}
+		if s, sok := String(raw); sok != ok || s != string(got) {
+			t.Errorf("StringBytes(%s) = %q, %v but String = %q, %v", tc.raw, got, ok, s, sok)
 		}
 	}
 }

@@ -27,13 +27,16 @@ func directWriter(w io.Writer) func([]byte) (int, error) {
 	}); err != nil || !nonblocking {
 		return nil
 	}
+	// One attempt per call, and no allocation: the callback and its
+	// results live in d. Calls never overlap (Conn.Write holds wmu).
+	d := &rawWrite{}
+	d.attempt = d.write
 	return func(b []byte) (int, error) {
-		var n int
-		var werr error
-		if err := rc.Write(func(fd uintptr) bool {
-			n, werr = syscall.Write(int(fd), b)
-			return true // one attempt: never wait here
-		}); err != nil {
+		d.b = b
+		err := rc.Write(d.attempt)
+		n, werr := d.n, d.err
+		d.b, d.err = nil, nil
+		if err != nil {
 			return 0, err
 		}
 		switch werr {
@@ -44,4 +47,17 @@ func directWriter(w io.Writer) func([]byte) (int, error) {
 		}
 		return 0, werr
 	}
+}
+
+// rawWrite is one write(2) attempt made through syscall.RawConn.Write.
+type rawWrite struct {
+	b       []byte
+	n       int
+	err     error
+	attempt func(fd uintptr) bool // d.write, bound once
+}
+
+func (d *rawWrite) write(fd uintptr) bool {
+	d.n, d.err = syscall.Write(int(fd), d.b)
+	return true // one attempt: never wait here
 }

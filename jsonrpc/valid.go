@@ -1,0 +1,213 @@
+package jsonrpc
+
+// A validating JSON scanner. Every line a Conn reads goes through it once:
+// Parse checks the line and finds its members in the same pass, so that no
+// byte is looked at twice on the way from one peer to the other. It accepts
+// exactly what encoding/json.Valid accepts (FuzzValid checks that), at
+// several times its speed.
+
+// maxDepth is the deepest nesting accepted, as in encoding/json.
+const maxDepth = 10000
+
+// Valid reports whether b is one JSON value, surrounded by optional
+// whitespace.
+func Valid(b []byte) bool {
+	end, ok := checkValue(b, skipSpace(b, 0))
+	return ok && skipSpace(b, end) == len(b)
+}
+
+// plainByte[c] is true for the bytes that stand for themselves inside a
+// JSON string: neither a quote, nor a backslash, nor a control character.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// checkString validates the JSON string starting at b[i] (a quote) and
+// returns the offset just past it, and whether it holds an escape.
+func checkString(b []byte, i int) (end int, escaped, ok bool) {
+	i++ // the opening quote
+	for {
+		for i+4 <= len(b) && plainByte[b[i]] && plainByte[b[i+1]] && plainByte[b[i+2]] && plainByte[b[i+3]] {
+			i += 4
+		}
+		for i < len(b) && plainByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, false, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, escaped, true
+		case '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return 0, false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return 0, false, false
+				}
+				i += 6
+			default:
+				return 0, false, false
+			}
+		default: // a control character
+			return 0, false, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// checkNumber validates the JSON number starting at b[i] and returns the
+// offset just past it.
+func checkNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return 0, false
+	case b[i] == '0':
+		i++
+	case isDigit(b[i]):
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	return i, true
+}
+
+// checkLiteral validates the literal word at b[i].
+func checkLiteral(b []byte, i int, word string) (int, bool) {
+	if len(b)-i < len(word) || string(b[i:i+len(word)]) != word {
+		return 0, false
+	}
+	return i + len(word), true
+}
+
+// checkValue validates the JSON value starting at b[i] (no leading
+// whitespace) and returns the offset just past it. It does not recurse:
+// the open containers are kept on a stack of their opening bytes.
+func checkValue(b []byte, i int) (int, bool) {
+	var inline [32]byte
+	open := inline[:0]
+	var ok bool
+	for {
+		// A value starts at i.
+		if i >= len(b) {
+			return 0, false
+		}
+		switch c := b[i]; c {
+		case '"':
+			i, _, ok = checkString(b, i)
+		case '{', '[':
+			if len(open) >= maxDepth {
+				return 0, false
+			}
+			i = skipSpace(b, i+1)
+			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+				i, ok = i+1, true
+				break
+			}
+			open = append(open, c)
+			if c == '{' {
+				if i, ok = checkKey(b, i); !ok {
+					return 0, false
+				}
+			}
+			continue
+		case 't':
+			i, ok = checkLiteral(b, i, "true")
+		case 'f':
+			i, ok = checkLiteral(b, i, "false")
+		case 'n':
+			i, ok = checkLiteral(b, i, "null")
+		default:
+			if c != '-' && !isDigit(c) {
+				return 0, false
+			}
+			i, ok = checkNumber(b, i)
+		}
+		if !ok {
+			return 0, false
+		}
+		// A value ended at i: close the containers it completes.
+		for {
+			if len(open) == 0 {
+				return i, true
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return 0, false
+			}
+			top := open[len(open)-1]
+			if b[i] == top+2 {
+				open = open[:len(open)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(b, i+1)
+			if top == '{' {
+				if i, ok = checkKey(b, i); !ok {
+					return 0, false
+				}
+			}
+			break
+		}
+	}
+}
+
+// checkKey validates a member's key and its colon at b[i] and returns the
+// offset of its value.
+func checkKey(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	i, _, ok := checkString(b, i)
+	if !ok {
+		return 0, false
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return 0, false
+	}
+	return skipSpace(b, i+1), true
+}

@@ -1,0 +1,100 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// validCases are lines on which Valid must agree with encoding/json.Valid;
+// they are also the seeds of FuzzValid.
+var validCases = []string{
+	`{}`, `[]`, ` { } `, `"x"`, `0`, `-0`, `1.5e+10`, `-12.34E-5`, `true`, `false`, `null`,
+	`{"a":1,"b":[true,false,null,{"c":"d"}],"e":{}}`,
+	`[1,[2,[3,[]]],{}]`,
+	`"esc \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00"`,
+	"\"raw bytes \xff\xfe are accepted\"",
+	`{"a" : 1 , "b" : 2}`,
+	"\t\r\n[1]\n",
+	// Invalid ones.
+	``, ` `, `{`, `}`, `[`, `]`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[,1]`, `{,}`,
+	`{"a":1 "b":2}`, `{1:2}`, `{'a':1}`, `[1 2]`, `01`, `-`, `1.`, `.5`, `1e`, `1e+`, `+1`,
+	`tru`, `truex`, `nul`, `nulll`, `"abc`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"ctl \x01\"",
+	`{"a":1}}`, `[1]]`, `1 2`, `"a" "b"`, `{"a":[1}`, `{"a":{]}`, `NaN`, `Infinity`,
+	`{"a":1}x`, "{\"a\":\x00}",
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range validCases {
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+}
+
+func TestValidNestingLimit(t *testing.T) {
+	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		for _, open := range []string{"[", `{"a":`} {
+			closer := map[string]string{"[": "]", `{"a":`: "}"}[open]
+			for _, inner := range []string{"1", "[]", "{}"} {
+				line := []byte(strings.Repeat(open, depth-1) + inner + strings.Repeat(closer, depth-1))
+				if got, want := Valid(line), json.Valid(line); got != want {
+					t.Errorf("depth %d of %s around %s: Valid %v, encoding/json %v", depth, open, inner, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestValidDeepInputDoesNotRecurse(t *testing.T) {
+	// A megabyte of brackets: refused (too deep) without a deep stack.
+	line := bytes.Repeat([]byte("["), 1<<20)
+	if Valid(line) {
+		t.Fatal("a megabyte of [ is valid")
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkValid(b *testing.B) {
+	for _, bm := range benchLines() {
+		b.Run(bm.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bm.line)))
+			for range b.N {
+				if !Valid(bm.line) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
+
+// TestParseAllocatesOnlyTheMessage: the raw fields are sub-slices of the
+// line and the methods of MCP are constants, so a request costs one
+// allocation, however long its arguments.
+func TestParseAllocatesOnlyTheMessage(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a:echo","arguments":{"text":"` + strings.Repeat("x", 4096) + `"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
+		`{"jsonrpc":"2.0","id":"s-1","result":{"content":[]}}`,
+	} {
+		b := []byte(line)
+		if n := testing.AllocsPerRun(100, func() {
+			if _, err := Parse(b); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 1 {
+			t.Errorf("Parse(%.60s...) made %v allocations, want 1", line, n)
+		}
+	}
+}
