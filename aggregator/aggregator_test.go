@@ -77,7 +77,7 @@ func toolServer(tools ...string) func(string, []byte) string {
 
 // serveFakes runs an aggregator over fakes and returns a function sending a
 // line and reading the next, plus the log.
-func serveFakes(t *testing.T, sep string, fakes map[string]func(string, []byte) string, keys ...string) (func(string) string, *bytes.Buffer) {
+func serveFakes(t testing.TB, sep string, fakes map[string]func(string, []byte) string, keys ...string) (func(string) string, *bytes.Buffer) {
 	t.Helper()
 	var servers []config.Server
 	for _, k := range keys {

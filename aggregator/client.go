@@ -139,18 +139,19 @@ func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
 	if !a.ready.Load() {
 		return false
 	}
-	name, ok := uniqueString(m.Params, "name")
+	start, end, ok := jsonrpc.UniqueMember(m.Params, "name")
 	if !ok {
 		return false
 	}
-	r, ok := a.reg.Load().tools[name]
+	name, ok := jsonrpc.StringBytes(m.Params[start:end])
 	if !ok {
 		return false
 	}
-	params, err := jsonrpc.ReplaceMember(m.Params, "name", r.rawName)
-	if err != nil {
+	r, ok := a.reg.Load().tools[string(name)]
+	if !ok {
 		return false
 	}
+	params := splice(m.Params, start, end, r.rawName)
 	up, conn, key := a.upConn(), r.child.conn, string(m.ID)
 	var callID []byte // set below; read only by the cancel, on this goroutine
 	a.mu.Lock()
@@ -172,10 +173,19 @@ func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
 		}
 		up.Write(responseLine(m.ID, resp))
 	}
+	var err error
 	if callID, err = conn.Go(m.Method, params, answered); err != nil {
 		answered(nil, err)
 	}
 	return true
+}
+
+// splice returns a copy of b with b[start:end] replaced by with.
+func splice(b []byte, start, end int, with []byte) []byte {
+	out := make([]byte, 0, len(b)-(end-start)+len(with))
+	out = append(out, b[:start]...)
+	out = append(out, with...)
+	return append(out, b[end:]...)
 }
 
 // untrack removes a client request from the in-flight set and reports

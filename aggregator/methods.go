@@ -278,9 +278,9 @@ func (a *Aggregator) setLevel(ctx context.Context, m *jsonrpc.Message) []byte {
 // one: with two, the aggregator and the child could read different ones
 // (first or last wins), and route to one name but run another.
 func uniqueString(obj []byte, key string) (string, bool) {
-	s, ok := jsonrpc.StringMember(obj, key)
+	start, end, ok := jsonrpc.UniqueMember(obj, key)
 	if !ok {
 		return "", false
 	}
-	return s, jsonrpc.CountMembers(obj, key) == 1
+	return jsonrpc.String(obj[start:end])
 }
