@@ -86,10 +86,10 @@ type Aggregator struct {
 	initStarted  bool
 	version      string // negotiated with the client
 	clientCaps   clientCapabilities
-	inflight     map[string]func(cause error) // client request id -> cancel
-	idle         chan struct{}                // if set, closed when inflight empties
-	held         []heldMessage                // child messages kept until the client is initialized
-	progress     map[string]progressRoute     // our token -> child and its token
+	inflight     map[string]canceler      // client request id -> its cancel
+	idle         chan struct{}            // if set, closed when inflight empties
+	held         []heldMessage            // child messages kept until the client is initialized
+	progress     map[string]progressRoute // our token -> child and its token
 	stopping     bool
 	clientReady  bool     // notifications/initialized has come
 	pendingNotes []string // notifications kept until then
@@ -111,7 +111,7 @@ func New(opts Options) *Aggregator {
 		ctx:      ctx,
 		cancel:   cancel,
 		warned:   make(map[string]bool),
-		inflight: make(map[string]func(error)),
+		inflight: make(map[string]canceler),
 		progress: make(map[string]progressRoute),
 	}
 	for i, s := range opts.Servers {

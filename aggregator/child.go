@@ -80,7 +80,7 @@ type child struct {
 	resources    map[string][]byte // uri -> raw entry
 	resourceList [][]byte          // raw entries in the child's order
 	templates    []resourceTemplate
-	incoming     map[string]func(cause error) // the child's requests to the client, by id: their cancel
+	incoming     map[string]canceler // the child's requests to the client, by id: their cancel
 }
 
 func newChild(a *Aggregator, index int, s config.Server) *child {
@@ -90,7 +90,7 @@ func newChild(a *Aggregator, index int, s config.Server) *child {
 		inited:   make(chan struct{}),
 		ready:    make(chan struct{}),
 		gone:     make(chan struct{}),
-		incoming: make(map[string]func(error)),
+		incoming: make(map[string]canceler),
 	}
 }
 
@@ -185,12 +185,12 @@ func (c *child) fail(err error) {
 	c.state, c.failure = stateFailed, err
 	caps := c.caps
 	incoming := c.incoming
-	c.incoming = make(map[string]func(error))
+	c.incoming = make(map[string]canceler)
 	c.mu.Unlock()
 
 	c.agg.log.Errorf("server %q dropped: %v", c.key, err)
-	for _, cancel := range incoming {
-		cancel(fmt.Errorf("server %q is gone", c.key))
+	for _, r := range incoming {
+		r.cancel(fmt.Errorf("server %q is gone", c.key))
 	}
 	if c.conn != nil {
 		c.conn.Close(err)

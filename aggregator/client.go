@@ -57,19 +57,27 @@ type cancelReason struct{ reason []byte }
 
 func (*cancelReason) Error() string { return "cancelled by the peer" }
 
+// canceler is a request in flight that the peer that sent it may cancel.
+type canceler interface{ cancel(cause error) }
+
+// cancelFunc is a canceler made of a function.
+type cancelFunc func(cause error)
+
+func (f cancelFunc) cancel(cause error) { f(cause) }
+
 // cancelFrom runs the cancel that table (guarded by mu) holds for the
 // requestId of a notifications/cancelled; an unknown id is ignored.
-func cancelFrom(params []byte, mu *sync.Mutex, table map[string]func(error)) {
+func cancelFrom(params []byte, mu *sync.Mutex, table map[string]canceler) {
 	id, ok := jsonrpc.Member(params, "requestId")
 	if !ok {
 		return
 	}
 	reason, _ := jsonrpc.Member(params, "reason")
 	mu.Lock()
-	cancel := table[string(id)]
+	c := table[string(id)]
 	mu.Unlock()
-	if cancel != nil {
-		cancel(&cancelReason{reason: reason})
+	if c != nil {
+		c.cancel(&cancelReason{reason: reason})
 	}
 }
 
@@ -97,15 +105,15 @@ func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
 		a.clientNotification(m)
 		return
 	}
+	if m.Method == "tools/call" && a.forwardNow(m) {
+		return
+	}
 	if a.inUse(string(m.ID)) {
 		a.upConn().Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
 		return
 	}
 	if early := a.beforeInitialize(m); early != nil {
 		a.upConn().Write(early)
-		return
-	}
-	if m.Method == "tools/call" && a.forwardNow(m) {
 		return
 	}
 	serve := a.serveRequest
@@ -134,7 +142,9 @@ func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
 // the answer: no goroutine and no hand-off per call, which is what keeps
 // the aggregator's cost per call near a bare byte relay's. It reports false
 // when the request needs the general path (not ready yet, or an error to
-// answer).
+// answer), which also checks what it skips: that initialize came first (a
+// tool is only registered after it), that params is an object and that the
+// id is not in use.
 func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
 	if !a.ready.Load() {
 		return false
@@ -151,33 +161,55 @@ func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
 	if !ok {
 		return false
 	}
-	params := splice(m.Params, start, end, r.rawName)
-	up, conn, key := a.upConn(), r.child.conn, string(m.ID)
-	var callID []byte // set below; read only by the cancel, on this goroutine
+	f := &fastCall{a: a, child: r.child, id: m.ID, key: string(m.ID)}
 	a.mu.Lock()
-	a.inflight[key] = func(cause error) {
-		if callID != nil && conn.Forget(callID) {
-			a.untrack(key)
-			sendCancelled(conn, callID, cause)
-		}
+	if _, dup := a.inflight[f.key]; dup {
+		a.mu.Unlock()
+		return false
 	}
+	a.inflight[f.key] = f
 	a.mu.Unlock()
-	answered := func(resp *jsonrpc.Message, err error) {
-		if !a.untrack(key) {
-			return
-		}
-		if err != nil {
-			// lost waits for the child's end to be known: not here.
-			a.goServe(func() { up.Write(errorLine(m.ID, jsonrpc.CodeInternalError, r.child.lost(err).Error())) })
-			return
-		}
-		up.Write(responseLine(m.ID, resp))
+	callID, err := r.child.conn.Go(m.Method, splice(m.Params, start, end, r.rawName), f.answer)
+	if err != nil {
+		f.answer(nil, err)
+		return true
 	}
-	var err error
-	if callID, err = conn.Go(m.Method, params, answered); err != nil {
-		answered(nil, err)
-	}
+	f.callID = callID
 	return true
+}
+
+// fastCall is a tools/call that forwardNow sent to a child: one object
+// for its whole life.
+type fastCall struct {
+	a      *Aggregator
+	child  *child
+	id     []byte // the client's id
+	key    string // string(id), its key in a.inflight
+	callID []byte // its id on the child's connection; used on the client's reader goroutine only
+}
+
+// cancel is the client's notifications/cancelled, on the reader goroutine.
+func (f *fastCall) cancel(cause error) {
+	conn := f.child.conn
+	if f.callID != nil && conn.Forget(f.callID) {
+		f.a.untrack(f.key)
+		sendCancelled(conn, f.callID, cause)
+	}
+}
+
+// answer writes the child's answer to the client under the client's id,
+// or, when the child is gone, an error that names it.
+func (f *fastCall) answer(resp *jsonrpc.Message, err error) {
+	a := f.a
+	if !a.untrack(f.key) {
+		return
+	}
+	if err != nil {
+		// lost waits for the child's end to be known: not here.
+		a.goServe(func() { a.upConn().Write(errorLine(f.id, jsonrpc.CodeInternalError, f.child.lost(err).Error())) })
+		return
+	}
+	a.upConn().Write(responseLine(f.id, resp))
 }
 
 // splice returns a copy of b with b[start:end] replaced by with.
@@ -221,7 +253,7 @@ func (a *Aggregator) track(id []byte) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(a.ctx)
 	key := string(id)
 	a.mu.Lock()
-	a.inflight[key] = cancel
+	a.inflight[key] = cancelFunc(cancel)
 	a.mu.Unlock()
 	return ctx, func() {
 		a.mu.Lock()

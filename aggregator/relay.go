@@ -138,7 +138,7 @@ func (c *child) relayRequest(m *jsonrpc.Message) {
 		c.mu.Unlock()
 		return
 	}
-	c.incoming[key] = func(cause error) {
+	c.incoming[key] = cancelFunc(func(cause error) {
 		c.mu.Lock()
 		id := upID
 		c.mu.Unlock()
@@ -146,7 +146,7 @@ func (c *child) relayRequest(m *jsonrpc.Message) {
 			finish()
 			sendCancelled(up, id, cause)
 		}
-	}
+	})
 	c.mu.Unlock()
 	answered := func(resp *jsonrpc.Message, err error) {
 		if !finish() {

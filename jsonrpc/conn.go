@@ -57,9 +57,9 @@ type Conn struct {
 
 	lastID atomic.Int64
 
-	mu      sync.Mutex                       // protects pending and err
-	pending map[string]func(*Message, error) // calls awaiting an answer
-	err     error                            // why the connection closed; nil while open
+	mu      sync.Mutex                      // protects pending and err
+	pending map[int64]func(*Message, error) // calls awaiting an answer, by id
+	err     error                           // why the connection closed; nil while open
 
 	done chan struct{} // closed by Close
 }
@@ -67,7 +67,7 @@ type Conn struct {
 // NewConn returns a connection reading r and writing w. Call Run to start
 // reading.
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
-	c := &Conn{r: r, w: w, opts: opts, pending: make(map[string]func(*Message, error)), done: make(chan struct{})}
+	c := &Conn{r: r, w: w, opts: opts, pending: make(map[int64]func(*Message, error)), done: make(chan struct{})}
 	if opts.Queue {
 		c.direct = directWriter(w)
 	}
@@ -113,11 +113,7 @@ func (c *Conn) dispatch(line []byte) {
 	if err != nil {
 		if m != nil && m.Method == "" && m.ID != nil {
 			// A broken answer to a pending call still ends that call.
-			c.mu.Lock()
-			done, ok := c.pending[string(m.ID)]
-			delete(c.pending, string(m.ID))
-			c.mu.Unlock()
-			if ok {
+			if done, ok := c.take(m.ID); ok {
 				done(nil, fmt.Errorf("invalid answer to request %s: %w", m.ID, err))
 			}
 		}
@@ -144,10 +140,7 @@ func (c *Conn) invalid(line []byte, m *Message, err error) {
 // every response line; a caller that reads responses elsewhere (inside a
 // batch) calls it too.
 func (c *Conn) Deliver(m *Message) bool {
-	c.mu.Lock()
-	done, ok := c.pending[string(m.ID)]
-	delete(c.pending, string(m.ID))
-	c.mu.Unlock()
+	done, ok := c.take(m.ID)
 	if ok {
 		done(m, nil)
 	} else if c.opts.Unmatched != nil {
@@ -166,7 +159,8 @@ func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]b
 	// allocation for both.
 	line := make([]byte, 0, len(requestPrefix)+len(method)+len(params)+40)
 	line = append(line, requestPrefix...)
-	line = strconv.AppendInt(line, c.lastID.Add(1), 10)
+	n := c.lastID.Add(1)
+	line = strconv.AppendInt(line, n, 10)
 	id := line[len(requestPrefix):len(line):len(line)]
 	line = appendMethodParams(line, method, params)
 	c.mu.Lock()
@@ -175,7 +169,7 @@ func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]b
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending[string(id)] = done
+	c.pending[n] = done
 	c.mu.Unlock()
 	if err := c.Write(line); err != nil {
 		c.Forget(id)
@@ -188,11 +182,37 @@ func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]b
 // and reports whether it was still pending. A late answer to it goes to
 // Options.Unmatched.
 func (c *Conn) Forget(id []byte) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.pending[string(id)]
-	delete(c.pending, string(id))
+	_, ok := c.take(id)
 	return ok
+}
+
+// take removes the pending call id and returns its done.
+func (c *Conn) take(id []byte) (func(*Message, error), bool) {
+	n, ok := ownID(id)
+	if !ok {
+		return nil, false // not an id this connection sends
+	}
+	c.mu.Lock()
+	done, ok := c.pending[n]
+	delete(c.pending, n)
+	c.mu.Unlock()
+	return done, ok
+}
+
+// ownID reads an id of the kind Go sends: a positive decimal integer,
+// written plainly.
+func ownID(id []byte) (int64, bool) {
+	if len(id) == 0 || len(id) > 18 || id[0] < '1' || id[0] > '9' {
+		return 0, false
+	}
+	var n int64
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 type answer struct {
@@ -310,7 +330,7 @@ func (c *Conn) Close(cause error) {
 	}
 	c.err = fmt.Errorf("%w: %w", ErrClosed, cause)
 	err, pending := c.err, c.pending
-	c.pending = make(map[string]func(*Message, error))
+	c.pending = make(map[int64]func(*Message, error))
 	close(c.done)
 	c.mu.Unlock()
 	for _, done := range pending {

@@ -172,6 +172,9 @@ func TestUnmatched(t *testing.T) {
 		{"unknown id", `{"jsonrpc":"2.0","id":999,"result":{"x" : 1}}`, `999`, raw(`{"x" : 1}`), absent},
 		{"string id of a number", `{"jsonrpc":"2.0","id":"1","result":0}`, `"1"`, raw(`0`), absent},
 		{"other spelling of the number", `{"jsonrpc":"2.0","id":1.0,"result":0}`, `1.0`, raw(`0`), absent},
+		{"exponent", `{"jsonrpc":"2.0","id":1e0,"result":0}`, `1e0`, raw(`0`), absent},
+		{"negative", `{"jsonrpc":"2.0","id":-1,"result":0}`, `-1`, raw(`0`), absent},
+		{"too long to be ours", `{"jsonrpc":"2.0","id":1000000000000000000001,"result":0}`, `1000000000000000000001`, raw(`0`), absent},
 		{"null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, `null`,
 			absent, raw(`{"code":-32700,"message":"Parse error"}`)},
 	} {
