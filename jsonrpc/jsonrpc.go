@@ -9,7 +9,9 @@
 //
 // A Conn reads one message per line (no line-length limit), correlates the
 // answers to its own requests by id, and hands every request and notification
-// of the peer to a handler.
+// of the peer to a handler. Parse validates a line and finds its members in
+// one pass of its own scanner (valid.go), which accepts exactly what
+// encoding/json.Valid accepts.
 package jsonrpc
 
 import (
