@@ -98,3 +98,18 @@ func TestParseAllocatesOnlyTheMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestValidStringBytesAtEveryOffset puts each byte value at each offset of
+// a string long enough for the eight-byte scan, so that a word holding a
+// quote, a backslash or a control character anywhere is caught.
+func TestValidStringBytesAtEveryOffset(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 20; at++ {
+			s := []byte(`"` + strings.Repeat("a", 20) + `"`)
+			s[1+at] = byte(c)
+			if got, want := Valid(s), json.Valid(s); got != want {
+				t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
+			}
+		}
+	}
+}
