@@ -169,7 +169,8 @@ func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
 	}
 	a.inflight[f.key] = f
 	a.mu.Unlock()
-	callID, err := r.child.conn.Go(m.Method, splice(m.Params, start, end, r.rawName), f.answer)
+	// The child's own name goes in place of ours, straight into the line.
+	callID, err := r.child.conn.GoParts(m.Method, f.answer, m.Params[:start], r.rawName, m.Params[end:])
 	if err != nil {
 		f.answer(nil, err)
 		return true
@@ -210,14 +211,6 @@ func (f *fastCall) answer(resp *jsonrpc.Message, err error) {
 		return
 	}
 	a.upConn().Write(responseLine(f.id, resp))
-}
-
-// splice returns a copy of b with b[start:end] replaced by with.
-func splice(b []byte, start, end int, with []byte) []byte {
-	out := make([]byte, 0, len(b)-(end-start)+len(with))
-	out = append(out, b[:start]...)
-	out = append(out, with...)
-	return append(out, b[end:]...)
 }
 
 // untrack removes a client request from the in-flight set and reports

@@ -57,9 +57,9 @@ type Conn struct {
 
 	lastID atomic.Int64
 
-	mu      sync.Mutex                      // protects pending and err
-	pending map[int64]func(*Message, error) // calls awaiting an answer, by id
-	err     error                           // why the connection closed; nil while open
+	mu      sync.Mutex   // protects pending and err
+	pending pendingCalls // calls awaiting an answer
+	err     error        // why the connection closed; nil while open
 
 	done chan struct{} // closed by Close
 }
@@ -67,7 +67,7 @@ type Conn struct {
 // NewConn returns a connection reading r and writing w. Call Run to start
 // reading.
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
-	c := &Conn{r: r, w: w, opts: opts, pending: make(map[int64]func(*Message, error)), done: make(chan struct{})}
+	c := &Conn{r: r, w: w, opts: opts, done: make(chan struct{})}
 	if opts.Queue {
 		c.direct = directWriter(w)
 	}
@@ -155,21 +155,32 @@ func (c *Conn) Deliver(m *Message) bool {
 // takes the call back first; it must not block. When Go fails, done is not
 // called.
 func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]byte, error) {
+	return c.GoParts(method, done, params)
+}
+
+// GoParts is Go with params given as parts to join (a member of the
+// caller's params replaced, say), so that they are copied once, straight
+// into the line.
+func (c *Conn) GoParts(method string, done func(*Message, error), params ...[]byte) ([]byte, error) {
+	size := len(requestPrefix) + len(method) + 40
+	for _, p := range params {
+		size += len(p)
+	}
 	// The id is written into the line and kept as a sub-slice of it: one
 	// allocation for both.
-	line := make([]byte, 0, len(requestPrefix)+len(method)+len(params)+40)
+	line := make([]byte, 0, size)
 	line = append(line, requestPrefix...)
 	n := c.lastID.Add(1)
 	line = strconv.AppendInt(line, n, 10)
 	id := line[len(requestPrefix):len(line):len(line)]
-	line = appendMethodParams(line, method, params)
+	line = appendMethodParams(line, method, params...)
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending[n] = done
+	c.pending.put(n, done)
 	c.mu.Unlock()
 	if err := c.Write(line); err != nil {
 		c.Forget(id)
@@ -193,10 +204,72 @@ func (c *Conn) take(id []byte) (func(*Message, error), bool) {
 		return nil, false // not an id this connection sends
 	}
 	c.mu.Lock()
-	done, ok := c.pending[n]
-	delete(c.pending, n)
+	done, ok := c.pending.take(n)
 	c.mu.Unlock()
 	return done, ok
+}
+
+// pendingCalls are the calls awaiting an answer, by id. Go hands ids out in
+// order, so the recent ones sit in a small ring indexed by id: a lookup
+// looks at one slot, with no hashing. A call whose slot is still held by
+// a call made len(ring) ids earlier goes to the map.
+type pendingCalls struct {
+	ring [64]pendingCall
+	more map[int64]func(*Message, error)
+}
+
+type pendingCall struct {
+	id   int64
+	done func(*Message, error) // nil: the slot is free
+}
+
+func (p *pendingCalls) put(id int64, done func(*Message, error)) {
+	if s := &p.ring[id%int64(len(p.ring))]; s.done == nil {
+		*s = pendingCall{id, done}
+		return
+	}
+	if p.more == nil {
+		p.more = make(map[int64]func(*Message, error))
+	}
+	p.more[id] = done
+}
+
+func (p *pendingCalls) take(id int64) (func(*Message, error), bool) {
+	if s := &p.ring[id%int64(len(p.ring))]; s.done != nil && s.id == id {
+		done := s.done
+		*s = pendingCall{}
+		return done, true
+	}
+	done, ok := p.more[id]
+	delete(p.more, id)
+	return done, ok
+}
+
+// len returns how many calls are pending.
+func (p *pendingCalls) len() int {
+	n := len(p.more)
+	for i := range p.ring {
+		if p.ring[i].done != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// takeAll empties the set and returns what it held.
+func (p *pendingCalls) takeAll() []func(*Message, error) {
+	var all []func(*Message, error)
+	for i := range p.ring {
+		if p.ring[i].done != nil {
+			all = append(all, p.ring[i].done)
+			p.ring[i] = pendingCall{}
+		}
+	}
+	for _, done := range p.more {
+		all = append(all, done)
+	}
+	p.more = nil
+	return all
 }
 
 // ownID reads an id of the kind Go sends: a positive decimal integer,
@@ -329,8 +402,7 @@ func (c *Conn) Close(cause error) {
 		return
 	}
 	c.err = fmt.Errorf("%w: %w", ErrClosed, cause)
-	err, pending := c.err, c.pending
-	c.pending = make(map[int64]func(*Message, error))
+	err, pending := c.err, c.pending.takeAll()
 	close(c.done)
 	c.mu.Unlock()
 	for _, done := range pending {

@@ -859,7 +859,7 @@ func TestWriteError(t *testing.T) {
 		t.Errorf("Call = %v, want %v", err, errBoom)
 	}
 	p.conn.mu.Lock()
-	pending := len(p.conn.pending)
+	pending := p.conn.pending.len()
 	p.conn.mu.Unlock()
 	if pending != 0 {
 		t.Errorf("%d calls still pending after the write failed", pending)
@@ -894,8 +894,8 @@ func TestCallStuckInWrite(t *testing.T) {
 	}
 	p.conn.mu.Lock()
 	defer p.conn.mu.Unlock()
-	if len(p.conn.pending) != 0 {
-		t.Errorf("%d calls still pending", len(p.conn.pending))
+	if p.conn.pending.len() != 0 {
+		t.Errorf("%d calls still pending", p.conn.pending.len())
 	}
 }
 
@@ -963,5 +963,78 @@ func TestDeliverFromBatch(t *testing.T) {
 	}
 	if r := await(t, res2, "call 2"); r.err != nil || string(r.m.Result) != `{"b" : 2}` {
 		t.Errorf("call 2 = %+v", r)
+	}
+}
+
+// TestGoParts: the parts are joined into the params of one request line,
+// and no parts with bytes means no params member.
+func TestGoParts(t *testing.T) {
+	p := newFakePeer(t, Options{}, nil)
+	noop := func(*Message, error) {}
+	obj := []byte(`{"name":"a:echo","arguments":{"x":1}}`)
+	for _, tc := range []struct {
+		method string
+		parts  [][]byte
+		want   string
+	}{
+		{"tools/call", [][]byte{obj[:8], []byte(`"echo"`), obj[16:]},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":1}}}`},
+		{"ping", [][]byte{nil, {}}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`},
+	} {
+		errc := make(chan error, 1)
+		go func() { // the fake peer's pipe takes a write only as it is read
+			_, err := p.conn.GoParts(tc.method, noop, tc.parts...)
+			errc <- err
+		}()
+		if got := string(p.mustReadLine()); got != tc.want+"\n" {
+			t.Errorf("line %q, want %q", got, tc.want)
+		}
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPendingCalls: the ring and its overflow map find every call exactly
+// once, in any order, however many are in flight.
+func TestPendingCalls(t *testing.T) {
+	var p pendingCalls
+	const n = 300 // more than the ring holds
+	marks := make([]int, n+1)
+	for id := int64(1); id <= n; id++ {
+		p.put(id, func(*Message, error) { marks[id]++ })
+	}
+	if p.len() != n {
+		t.Fatalf("len = %d, want %d", p.len(), n)
+	}
+	// Take them back in a scrambled order (a permutation of 1..n).
+	for i := int64(0); i < n; i++ {
+		id := (i*7)%n + 1
+		done, ok := p.take(id)
+		if !ok {
+			t.Fatalf("call %d not found", id)
+		}
+		done(nil, nil)
+		if _, again := p.take(id); again {
+			t.Fatalf("call %d found twice", id)
+		}
+	}
+	for id := 1; id <= n; id++ {
+		if marks[id] != 1 {
+			t.Fatalf("call %d answered %d times", id, marks[id])
+		}
+	}
+	if _, ok := p.take(n + 64); ok {
+		t.Fatal("an id never put was found")
+	}
+	// A slot held by an old call: the new one goes to the map, and both
+	// are found.
+	p.put(5, func(*Message, error) {})
+	p.put(5+64, func(*Message, error) {})
+	if all := p.takeAll(); len(all) != 2 {
+		t.Fatalf("takeAll returned %d calls, want 2", len(all))
+	}
+	if p.len() != 0 {
+		t.Fatal("takeAll left a call behind")
 	}
 }

@@ -175,8 +175,19 @@ func isVersion(raw []byte) bool {
 // methodName decodes a raw method name. The methods of MCP come back as
 // constants, without an allocation.
 func methodName(raw []byte) (string, bool) {
-	if len(raw) >= 2 {
-		if name, ok := knownMethods[string(raw[1:len(raw)-1])]; ok {
+	if len(raw) < 2 {
+		return String(raw)
+	}
+	// The methods of every call first, without touching the table.
+	switch inner := raw[1 : len(raw)-1]; string(inner) {
+	case "tools/call":
+		return "tools/call", true
+	case "notifications/progress":
+		return "notifications/progress", true
+	case "notifications/cancelled":
+		return "notifications/cancelled", true
+	default:
+		if name, ok := knownMethods[string(inner)]; ok {
 			return name, true
 		}
 	}
@@ -249,12 +260,23 @@ func AppendNotification(b []byte, method string, params []byte) []byte {
 	return appendMethodParams(b, method, params)
 }
 
-func appendMethodParams(b []byte, method string, params []byte) []byte {
+// appendMethodParams appends the method and the params made of the
+// concatenated parts (none: no params member), and closes the line.
+func appendMethodParams(b []byte, method string, parts ...[]byte) []byte {
 	b = append(b, `,"method":`...)
 	b = AppendString(b, method)
-	if len(params) > 0 {
+	withParams := false
+	for _, p := range parts {
+		if len(p) > 0 {
+			withParams = true
+			break
+		}
+	}
+	if withParams {
 		b = append(b, `,"params":`...)
-		b = append(b, params...)
+		for _, p := range parts {
+			b = append(b, p...)
+		}
 	}
 	return append(b, "}\n"...)
 }
