@@ -23,8 +23,9 @@ type pipeReader struct {
 	grace time.Duration
 	dead  atomic.Bool // the child has exited: reads are limited to grace
 
-	mu  sync.Mutex // protects err
-	err error      // sticky error once the pipe is closed
+	failed atomic.Bool // err is set: a read need not take mu before then
+	mu     sync.Mutex  // protects err
+	err    error       // sticky error once the pipe is closed
 
 	closeOnce sync.Once
 }
@@ -35,10 +36,10 @@ func newPipeReader(f *os.File, grace time.Duration) *pipeReader {
 
 // Read reads from the pipe. It is meant for one reader at a time.
 func (r *pipeReader) Read(b []byte) (int, error) {
-	r.mu.Lock()
-	err := r.err
-	r.mu.Unlock()
-	if err != nil {
+	if r.failed.Load() {
+		r.mu.Lock()
+		err := r.err
+		r.mu.Unlock()
 		return 0, err
 	}
 	if r.dead.Load() {
@@ -52,6 +53,7 @@ func (r *pipeReader) Read(b []byte) (int, error) {
 		r.mu.Lock()
 		if r.err == nil {
 			r.err = err
+			r.failed.Store(true)
 		}
 		err = r.err
 		r.mu.Unlock()
