@@ -245,8 +245,8 @@ func (p *pendingCalls) take(id int64) (func(*Message, error), bool) {
 	return done, ok
 }
 
-// len returns how many calls are pending.
-func (p *pendingCalls) len() int {
+// count returns how many calls are pending.
+func (p *pendingCalls) count() int {
 	n := len(p.more)
 	for i := range p.ring {
 		if p.ring[i].done != nil {

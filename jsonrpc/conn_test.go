@@ -859,7 +859,7 @@ func TestWriteError(t *testing.T) {
 		t.Errorf("Call = %v, want %v", err, errBoom)
 	}
 	p.conn.mu.Lock()
-	pending := p.conn.pending.len()
+	pending := p.conn.pending.count()
 	p.conn.mu.Unlock()
 	if pending != 0 {
 		t.Errorf("%d calls still pending after the write failed", pending)
@@ -894,8 +894,8 @@ func TestCallStuckInWrite(t *testing.T) {
 	}
 	p.conn.mu.Lock()
 	defer p.conn.mu.Unlock()
-	if p.conn.pending.len() != 0 {
-		t.Errorf("%d calls still pending", p.conn.pending.len())
+	if p.conn.pending.count() != 0 {
+		t.Errorf("%d calls still pending", p.conn.pending.count())
 	}
 }
 
@@ -1004,8 +1004,8 @@ func TestPendingCalls(t *testing.T) {
 	for id := int64(1); id <= n; id++ {
 		p.put(id, func(*Message, error) { marks[id]++ })
 	}
-	if p.len() != n {
-		t.Fatalf("len = %d, want %d", p.len(), n)
+	if p.count() != n {
+		t.Fatalf("count = %d, want %d", p.count(), n)
 	}
 	// Take them back in a scrambled order (a permutation of 1..n).
 	for i := int64(0); i < n; i++ {
@@ -1034,7 +1034,7 @@ func TestPendingCalls(t *testing.T) {
 	if all := p.takeAll(); len(all) != 2 {
 		t.Fatalf("takeAll returned %d calls, want 2", len(all))
 	}
-	if p.len() != 0 {
+	if p.count() != 0 {
 		t.Fatal("takeAll left a call behind")
 	}
 }

@@ -93,7 +93,7 @@ func Parse(line []byte) (*Message, error) {
 				bit, field = 32, &m.Error
 			}
 			switch {
-			case field == nil:
+			case field == nil: // not a member of the protocol
 			case seen&bit != 0:
 				// A repeated member would be read differently by different
 				// peers (first or last wins): refuse it.
@@ -175,7 +175,7 @@ func isVersion(raw []byte) bool {
 // methodName decodes a raw method name. The methods of MCP come back as
 // constants, without an allocation.
 func methodName(raw []byte) (string, bool) {
-	if len(raw) < 2 {
+	if len(raw) < 2 || raw[0] != '"' {
 		return String(raw)
 	}
 	// The methods of every call first, without touching the table.
