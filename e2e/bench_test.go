@@ -246,8 +246,19 @@ func BenchmarkRSS10Children(b *testing.B) {
 }
 
 // Block sizes of BenchmarkOverhead: each way makes this many calls in turn.
+//
+// A block of sequential calls must be long enough to measure the steady
+// state, which is what latency per sequential call means. With blocks of
+// 10, each block began on processes that had been idle for the other two
+// ways' blocks: the first calls paid for cold caches and sleeping
+// threads, which inflated the direct baseline most (median 81 µs against
+// 55-62 µs run alone) and so shrank every added latency and skewed their
+// ratio. With blocks of 100, the medians match the ways run alone
+// (BenchmarkLatency) and the relay adds the +55-70 µs that the issue
+// gives as the floor of one hop on a 2-core VM. Rotating the order every
+// round still spreads slow drift of the machine over the three ways.
 const (
-	overheadBlock    = 10                     // sequential calls
+	overheadBlock    = 100                    // sequential calls
 	overheadThrBlock = 20 * throughputWorkers // concurrent calls
 )
 
