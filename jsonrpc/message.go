@@ -72,7 +72,7 @@ func Parse(line []byte) (*Message, error) {
 				return nil, notJSON(line)
 			}
 			i = skipSpace(line, i+1)
-			end, ok := checkValue(line, i)
+			end, ok := checkValue(line, i, 1) // inside the line's object
 			if !ok {
 				return nil, notJSON(line)
 			}

@@ -14,7 +14,7 @@ const maxDepth = 10000
 // Valid reports whether b is one JSON value, surrounded by optional
 // whitespace.
 func Valid(b []byte) bool {
-	end, ok := checkValue(b, skipSpace(b, 0))
+	end, ok := checkValue(b, skipSpace(b, 0), 0)
 	return ok && skipSpace(b, end) == len(b)
 }
 
@@ -136,9 +136,11 @@ func checkLiteral(b []byte, i int, word string) (int, bool) {
 }
 
 // checkValue validates the JSON value starting at b[i] (no leading
-// whitespace) and returns the offset just past it. It does not recurse:
-// the open containers are kept on a stack of their opening bytes.
-func checkValue(b []byte, i int) (int, bool) {
+// whitespace) and returns the offset just past it. depth is how many
+// containers are already open around it (0 for a whole line), so that the
+// nesting limit counts from the top of the line. It does not recurse: the
+// open containers are kept on a stack of their opening bytes.
+func checkValue(b []byte, i, depth int) (int, bool) {
 	var inline [32]byte
 	open := inline[:0]
 	var ok bool
@@ -151,7 +153,7 @@ func checkValue(b []byte, i int) (int, bool) {
 		case '"':
 			i, _, ok = checkString(b, i)
 		case '{', '[':
-			if len(open) >= maxDepth {
+			if depth+len(open) >= maxDepth {
 				return 0, false
 			}
 			i = skipSpace(b, i+1)

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -110,6 +111,20 @@ func TestValidStringBytesAtEveryOffset(t *testing.T) {
 			if got, want := Valid(s), json.Valid(s); got != want {
 				t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
 			}
+		}
+	}
+}
+
+// TestParseNestingLimitCountsTheLine: Parse scans the line's own object
+// itself, and the limit still counts it, as encoding/json does.
+func TestParseNestingLimitCountsTheLine(t *testing.T) {
+	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		// The line's object, params, then depth-2 arrays around a 1.
+		line := []byte(`{"jsonrpc":"2.0","id":3,"method":"m","params":{"a":` +
+			strings.Repeat("[", depth-2) + "1" + strings.Repeat("]", depth-2) + `}}`)
+		_, err := Parse(line)
+		if valid := json.Valid(line); errors.Is(err, ErrParse) == valid {
+			t.Errorf("depth %d: Parse error %v, but encoding/json.Valid = %v", depth, err, valid)
 		}
 	}
 }
