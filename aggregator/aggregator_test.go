@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -79,6 +80,18 @@ func toolServer(tools ...string) func(string, []byte) string {
 // line and reading the next, plus the log.
 func serveFakes(t testing.TB, sep string, fakes map[string]func(string, []byte) string, keys ...string) (func(string) string, *bytes.Buffer) {
 	t.Helper()
+	send, read, log := serveFakesRaw(t, sep, fakes, keys...)
+	exchange := func(line string) string {
+		t.Helper()
+		send(line)
+		return read()
+	}
+	return exchange, log
+}
+
+// serveFakesRaw is serveFakes with sending a line and reading one apart.
+func serveFakesRaw(t testing.TB, sep string, fakes map[string]func(string, []byte) string, keys ...string) (send func(string), read func() string, log *bytes.Buffer) {
+	t.Helper()
 	var servers []config.Server
 	for _, k := range keys {
 		servers = append(servers, config.Server{Key: k, Command: "fake"})
@@ -105,18 +118,21 @@ func serveFakes(t testing.TB, sep string, fakes map[string]func(string, []byte) 
 			t.Error("Serve did not return after its input closed")
 		}
 	})
-	exchange := func(line string) string {
+	send = func(line string) {
 		t.Helper()
 		if _, err := io.WriteString(inW, line+"\n"); err != nil {
 			t.Fatal(err)
 		}
+	}
+	read = func() string {
+		t.Helper()
 		got, err := br.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)
 		}
 		return strings.TrimSuffix(got, "\n")
 	}
-	return exchange, &logBuf.buf
+	return send, read, &logBuf.buf
 }
 
 type syncBuffer struct {
@@ -302,5 +318,34 @@ func TestResourceReadRefreshesListsOnceForAnUnknownURI(t *testing.T) {
 	got = exchange(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"x://none"}}`)
 	if !strings.Contains(got, `"code":-32002`) {
 		t.Fatalf("unknown URI: %s", got)
+	}
+}
+
+// TestCancelInABatchRacingItsCall: a batch is served on its own goroutine,
+// so a notifications/cancelled in it can reach a fast-path call while the
+// reader is still sending that call. The cancel either finds the call
+// sent (no answer then) or not yet (the call is answered); under -race,
+// neither may touch the call's child id unsynchronised.
+func TestCancelInABatchRacingItsCall(t *testing.T) {
+	send, read, _ := serveFakesRaw(t, ":", echoFake, "alpha")
+	send(initLine)
+	read()
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	read()
+	for i := 10; i < 300; i++ {
+		send(fmt.Sprintf(`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}]`, i))
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"alpha:echo","arguments":{}}}`, i))
+	}
+	// Whatever was cancelled, a ping still gets through, and every answer
+	// before it is a call's.
+	send(`{"jsonrpc":"2.0","id":"last","method":"ping"}`)
+	for {
+		line := read()
+		if strings.Contains(line, `"id":"last"`) {
+			break
+		}
+		if !strings.Contains(line, `"result":{"content"`) {
+			t.Fatalf("unexpected line %s", line)
+		}
 	}
 }

@@ -9,15 +9,7 @@ import (
 // per call (allocations above all); the e2e benchmarks measure the
 // latency over real pipes.
 func BenchmarkToolsCall(b *testing.B) {
-	fakes := map[string]func(string, []byte) string{
-		"alpha": func(method string, params []byte) string {
-			if method == "tools/call" {
-				return `{"content":[{"type":"text","text":"hello"}]}`
-			}
-			return toolServer(`{"name":"echo","inputSchema":{"type":"object"}}`)(method, params)
-		},
-	}
-	exchange, _ := serveFakes(b, ":", fakes, "alpha")
+	exchange, _ := serveFakes(b, ":", echoFake, "alpha")
 	exchange(initLine)
 	exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	line := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"alpha:echo","arguments":{"text":"hello"}}}`
@@ -29,4 +21,14 @@ func BenchmarkToolsCall(b *testing.B) {
 			b.Fatalf("got %s", got)
 		}
 	}
+}
+
+// echoFake is a child with one tool, echo, that answers every call at once.
+var echoFake = map[string]func(string, []byte) string{
+	"alpha": func(method string, params []byte) string {
+		if method == "tools/call" {
+			return `{"content":[{"type":"text","text":"hello"}]}`
+		}
+		return toolServer(`{"name":"echo","inputSchema":{"type":"object"}}`)(method, params)
+	},
 }

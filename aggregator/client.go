@@ -175,7 +175,9 @@ func (a *Aggregator) forwardNow(m *jsonrpc.Message) bool {
 		f.answer(nil, err)
 		return true
 	}
+	a.mu.Lock() // a cancel inside a batch runs on another goroutine
 	f.callID = callID
+	a.mu.Unlock()
 	return true
 }
 
@@ -186,15 +188,20 @@ type fastCall struct {
 	child  *child
 	id     []byte // the client's id
 	key    string // string(id), its key in a.inflight
-	callID []byte // its id on the child's connection; used on the client's reader goroutine only
+	callID []byte // its id on the child's connection, once sent; guarded by a.mu
 }
 
-// cancel is the client's notifications/cancelled, on the reader goroutine.
+// cancel is the client's notifications/cancelled: on the reader goroutine,
+// or on a batch's goroutine. A call not sent yet cannot be cancelled; it
+// will be answered.
 func (f *fastCall) cancel(cause error) {
+	f.a.mu.Lock()
+	callID := f.callID
+	f.a.mu.Unlock()
 	conn := f.child.conn
-	if f.callID != nil && conn.Forget(f.callID) {
+	if callID != nil && conn.Forget(callID) {
 		f.a.untrack(f.key)
-		sendCancelled(conn, f.callID, cause)
+		sendCancelled(conn, callID, cause)
 	}
 }
 
