@@ -175,19 +175,8 @@ func isVersion(raw []byte) bool {
 // methodName decodes a raw method name. The methods of MCP come back as
 // constants, without an allocation.
 func methodName(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return String(raw)
-	}
-	// The methods of every call first, without touching the table.
-	switch inner := raw[1 : len(raw)-1]; string(inner) {
-	case "tools/call":
-		return "tools/call", true
-	case "notifications/progress":
-		return "notifications/progress", true
-	case "notifications/cancelled":
-		return "notifications/cancelled", true
-	default:
-		if name, ok := knownMethods[string(inner)]; ok {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if name, ok := knownMethods[string(raw[1:len(raw)-1])]; ok {
 			return name, true
 		}
 	}
