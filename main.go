@@ -77,7 +77,9 @@ var errCheckFailed = errors.New("not every server started")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stdin, restore := stdio.Stdin()
+	err := run(ctx, os.Args[1:], stdin, os.Stdout, os.Stderr)
+	restore()
 	stop()
 	if err == nil {
 		os.Exit(0)

@@ -5,15 +5,40 @@
 // the client, progress, cancellation, notifications) without decoding and
 // re-encoding what only passes through.
 //
-// Ids are rewritten per connection: a request from the client gets a fresh
-// id on the child's connection and its answer goes back under the client's
-// own id bytes; a request from a child gets a fresh id towards the client.
-// Results and error objects travel as the raw bytes their sender wrote.
+// # The route of a message
+//
+// A client line is parsed once by the client's jsonrpc.Conn and handed to
+// clientMessage (client.go). A request becomes a call (call.go): its id,
+// its method's entry in the method table (methods.go) and what routing
+// needs from its params, read once. The call enters the client's in-flight
+// table, which refuses an id already in use, and is then served by its
+// method's entry: answered here (ping, the merged lists, fan-outs) or
+// routed to one child (by prefixed name, by URI) and sent there by forward
+// (forward.go), the one path every request to a child takes. The child's
+// answer comes back on the child's reader goroutine to the call, which
+// writes it under the client's id (or into its batch, batch.go).
+//
+// A child line is parsed by the child's Conn and handed to child.handle
+// (child_messages.go): requests go up to the client under fresh ids,
+// notifications by the child method table; until the client is
+// initialized they wait at the gate (gate.go).
+//
+// Every mapping of ids (client requests to child calls, child requests to
+// client ids, progress tokens) is an idTable (idtable.go) with one rule:
+// an entry leaves its table once, taken by whichever comes first of its
+// answer, its cancel or the end of a peer, and whoever takes it finishes
+// it.
+//
+// # Locks
+//
+// Aggregator.regMu is taken before child.mu (rebuild reads every child's
+// lists). Every other mutex (idTable.mu, call.mu, childRequest.mu,
+// clientSession.mu, clientGate.mu, child.mu otherwise, Aggregator.mu) is a
+// leaf: nothing is called while it is held that could take another.
 package aggregator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -23,21 +48,6 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
-
-// Protocol versions the aggregator speaks, oldest first.
-var supportedVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
-
-// LatestVersion is the newest protocol version the aggregator speaks.
-var LatestVersion = supportedVersions[len(supportedVersions)-1]
-
-func isSupported(version string) bool {
-	for _, v := range supportedVersions {
-		if v == version {
-			return true
-		}
-	}
-	return false
-}
 
 // Process is a started child server: its pipes and its life. stdio.Process
 // is the real one; tests may provide others.
@@ -70,29 +80,21 @@ type Aggregator struct {
 	opts     Options
 	log      *Logger
 	children []*child // in config order
+	client   clientSession
+	progress idTable[progressRoute] // progress tokens handed to the client, by token
+	tokens   atomic.Int64           // the last progress token number handed out
 
-	ctx    context.Context // ends at shutdown
+	ctx    context.Context // ends once shutdown has stopped the children
 	cancel context.CancelFunc
 
-	reg      atomic.Pointer[registry]
-	regMu    sync.Mutex                   // serialises rebuilds; protects warned
-	warned   map[string]bool              // name collisions already reported
-	handlers sync.WaitGroup               // goroutines serving a request
-	ready    atomic.Bool                  // every child has started or failed
-	up       atomic.Pointer[jsonrpc.Conn] // the client; nil in Check
-	tokens   atomic.Int64                 // progress tokens handed to the client
+	reg    atomic.Pointer[registry]
+	regMu  sync.Mutex      // serialises rebuilds; protects warned
+	warned map[string]bool // name collisions already reported
+	ready  atomic.Bool     // every child has started or failed
 
-	mu           sync.Mutex // protects the fields below
-	initStarted  bool
-	version      string // negotiated with the client
-	clientCaps   clientCapabilities
-	inflight     map[string]canceler      // client request id -> its cancel
-	idle         chan struct{}            // if set, closed when inflight empties
-	held         []heldMessage            // child messages kept until the client is initialized
-	progress     map[string]progressRoute // our token -> child and its token
-	stopping     bool
-	clientReady  bool     // notifications/initialized has come
-	pendingNotes []string // notifications kept until then
+	mu       sync.Mutex     // protects stopping and the Add of handlers
+	stopping bool           // shutdown has begun: no new handler starts
+	handlers sync.WaitGroup // goroutines serving a request
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
@@ -106,33 +108,36 @@ func New(opts Options) *Aggregator {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Aggregator{
-		opts:     opts,
-		log:      opts.Log,
-		ctx:      ctx,
-		cancel:   cancel,
-		warned:   make(map[string]bool),
-		inflight: make(map[string]canceler),
-		progress: make(map[string]progressRoute),
+		opts:   opts,
+		log:    opts.Log,
+		ctx:    ctx,
+		cancel: cancel,
+		warned: make(map[string]bool),
 	}
-	for i, s := range opts.Servers {
-		a.children = append(a.children, newChild(a, i, s))
+	for _, s := range opts.Servers {
+		a.children = append(a.children, newChild(a, s))
 	}
 	a.reg.Store(&registry{toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
 	return a
 }
 
-// Serve starts every child and serves the client on in and out until in ends
-// or ctx is done. Then it stops every child and returns once they and every
-// goroutine it started are gone. A clean end of input returns nil.
+// Serve starts every child and serves the client on in and out until in
+// ends or ctx is done. When ctx ends first, Serve closes in if it is an
+// io.Closer, which must end a Read in progress (stdio.Stdin gives such a
+// stdin), and waits for its reader to stop; the reader of an in that is
+// not a Closer cannot be stopped and is not waited for. Then Serve stops
+// every child, answers every request still owed an answer, and returns
+// once every other goroutine it started is gone. A clean end of input
+// returns nil.
 func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	up := jsonrpc.NewConn(in, out, jsonrpc.Options{
+		Methods:   mcpMethods,
 		Handle:    a.clientMessage,
 		Batch:     a.clientBatch,
 		Invalid:   a.clientInvalid,
 		Unmatched: func(m *jsonrpc.Message) { a.log.Debugf("client answered unknown id %s", m.ID) },
-		Cancelled: func(id json.RawMessage, cause error) { sendCancelled(a.upConn(), id, cause) },
 	})
-	a.up.Store(up)
+	a.client.conn = up // before any child starts: their readers use it
 	a.startChildren()
 	readErr := make(chan error, 1)
 	go func() { readErr <- up.Run() }()
@@ -144,41 +149,28 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			err = nil
 			a.log.Debugf("client closed its input; shutting down")
 		}
-		a.drain(drainGrace)
+		a.client.inflight.waitEmpty(answerGrace)
+		a.shutdown()
 
 	case <-ctx.Done():
 		a.log.Debugf("shutting down: %v", context.Cause(ctx))
-		up.Close(context.Cause(ctx))
+		closer, ok := in.(io.Closer)
+		if ok {
+			closer.Close()
+		}
+		a.shutdown()
+		if ok {
+			<-readErr
+		}
 	}
-	a.shutdown()
 	return err
 }
 
-// drainGrace is how long the requests read before the client closed its
+// answerGrace is how long the requests read before the client closed its
 // input may take to be answered before the children are stopped. It counts
 // against the 5 s in which a shutdown ends (with 2 s + 2 s for a child that
 // ignores both its stdin closing and SIGTERM).
-const drainGrace = 500 * time.Millisecond
-
-// drain waits up to grace until no client request is in flight.
-func (a *Aggregator) drain(grace time.Duration) {
-	a.mu.Lock()
-	if len(a.inflight) == 0 {
-		a.mu.Unlock()
-		return
-	}
-	idle := make(chan struct{})
-	a.idle = idle
-	a.mu.Unlock()
-	timer := time.NewTimer(grace)
-	defer timer.Stop()
-	select {
-	case <-idle:
-	case <-timer.C:
-	}
-}
-
-func (a *Aggregator) upConn() *jsonrpc.Conn { return a.up.Load() }
+const answerGrace = 500 * time.Millisecond
 
 // startChildren spawns every child in parallel.
 func (a *Aggregator) startChildren() {
@@ -188,15 +180,14 @@ func (a *Aggregator) startChildren() {
 }
 
 // shutdown stops every child at once and waits for them and for every
-// request still being served. Calls in flight are not cancelled: a child
-// that answers them while it stops (its stdin closed) is still heard, and
-// the rest fail when it is gone.
+// request being served here; then every client request still owed an
+// answer gets an error. Calls in flight are not cancelled: a child that
+// answers them while it stops (its stdin closed) is still heard, and the
+// rest fail, naming the child, when it is gone.
 func (a *Aggregator) shutdown() {
 	a.mu.Lock()
 	a.stopping = true
 	a.mu.Unlock()
-	defer a.handlers.Wait()
-	defer a.cancel()
 	var wg sync.WaitGroup
 	for _, c := range a.children {
 		wg.Add(1)
@@ -206,24 +197,50 @@ func (a *Aggregator) shutdown() {
 		}()
 	}
 	wg.Wait()
+	a.cancel()
+	a.handlers.Wait()
+	for _, c := range a.client.inflight.takeAll() {
+		c.write(errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error()))
+	}
 }
 
-func (a *Aggregator) isStopping() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.stopping
-}
+// errShuttingDown answers what shutdown leaves unanswered.
+var errShuttingDown = errors.New("mcp-simple-aggregator is shutting down")
 
-// goServe runs f as a tracked goroutine, unless shutdown has begun.
-func (a *Aggregator) goServe(f func()) {
+// goServe runs f as a tracked goroutine and reports true, unless shutdown
+// has begun.
+func (a *Aggregator) goServe(f func()) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.stopping {
-		return
+		return false
 	}
 	a.handlers.Add(1)
 	go func() {
 		defer a.handlers.Done()
 		f()
 	}()
+	return true
+}
+
+// waitReady waits until every child runs or has failed.
+func (a *Aggregator) waitReady(ctx context.Context) bool {
+	if a.ready.Load() {
+		return true
+	}
+	for _, c := range a.children {
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	a.ready.Store(true)
+	return true
+}
+
+func (a *Aggregator) isStopping() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stopping
 }

@@ -16,11 +16,8 @@ import (
 // them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	a.startChildren()
-	clientInfo := a.serverInfo()
-	a.mu.Lock()
-	a.initStarted, a.version = true, LatestVersion
-	a.mu.Unlock()
-	a.startAll(childInitParams(LatestVersion, []byte("{}"), clientInfo))
+	a.client.begin(LatestVersion, clientCapabilities{forChildren: []byte("{}")})
+	a.initializeChildren(childInitParams(LatestVersion, []byte("{}"), a.serverInfo()))
 	a.waitReady(ctx)
 
 	ok := true
@@ -28,25 +25,21 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tPROTOCOL\tSTARTUP\tTOOLS")
 	var tools, problems []string
 	for _, c := range a.children {
-		c.mu.Lock()
-		state, version, startup, failure := c.state, c.version, c.startup, c.failure
-		n := len(c.tools)
-		if state == stateRunning {
-			for _, t := range c.tools {
-				tools = append(tools, c.key+a.opts.Separator+t.name)
-			}
-		}
-		c.mu.Unlock()
-		if state != stateRunning {
+		s := c.status()
+		if s.state != stateRunning {
 			ok = false
+			failure := s.failure
 			if failure == nil {
 				failure = fmt.Errorf("did not start: %v", context.Cause(ctx))
 			}
 			problems = append(problems, fmt.Sprintf("%s: %v", c.key, failure))
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", c.key, stateFailed, orDash(version))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", c.key, stateFailed, orDash(s.version))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", c.key, state, version, startup.Round(time.Millisecond).Milliseconds(), n)
+		for _, t := range s.tools {
+			tools = append(tools, c.key+a.opts.Separator+t)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", c.key, s.state, s.version, s.startup.Round(time.Millisecond).Milliseconds(), len(s.tools))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))

@@ -33,6 +33,9 @@ type Options struct {
 	// Cancelled is told about each call whose context ended before its
 	// answer came: the id it was sent under and context.Cause of the context.
 	Cancelled func(id json.RawMessage, cause error)
+	// Methods are the method names the peer's messages carry most; Parse
+	// returns them without allocating (see Methods).
+	Methods Methods
 	// Queue makes Write never block: a line the writer cannot take at once
 	// (a peer that does not read, a full pipe) waits in memory and a
 	// goroutine of the Conn writes it, in order. Where the writer is a
@@ -109,12 +112,12 @@ func (c *Conn) dispatch(line []byte) {
 		c.opts.Batch(elems)
 		return
 	}
-	m, err := Parse(line)
+	m, err := c.opts.Methods.Parse(line)
 	if err != nil {
 		if m != nil && m.Method == "" && m.ID != nil {
 			// A broken answer to a pending call still ends that call.
-			if done, ok := c.take(m.ID); ok {
-				done(nil, fmt.Errorf("invalid answer to request %s: %w", m.ID, err))
+			if w, ok := c.take(m.ID); ok {
+				w.Answered(nil, fmt.Errorf("invalid answer to request %s: %w", m.ID, err))
 			}
 		}
 		c.invalid(line, m, err)
@@ -140,28 +143,40 @@ func (c *Conn) invalid(line []byte, m *Message, err error) {
 // every response line; a caller that reads responses elsewhere (inside a
 // batch) calls it too.
 func (c *Conn) Deliver(m *Message) bool {
-	done, ok := c.take(m.ID)
+	w, ok := c.take(m.ID)
 	if ok {
-		done(m, nil)
+		w.Answered(m, nil)
 	} else if c.opts.Unmatched != nil {
 		c.opts.Unmatched(m)
 	}
 	return ok
 }
 
-// Go sends a request with a fresh id and returns the id. done is called
-// exactly once, with the answer (on the reader goroutine) or with the error
-// that closed the connection (on the goroutine closing it), unless Forget
-// takes the call back first; it must not block. When Go fails, done is not
-// called.
-func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]byte, error) {
-	return c.GoParts(method, done, params)
+// Waiter receives the answer to a call made with Go or GoParts. Answered is
+// called exactly once, with the answer (on the reader goroutine) or with
+// the error that closed the connection (on the goroutine closing it),
+// unless Forget takes the call back first; it must not block.
+type Waiter interface {
+	Answered(resp *Message, err error)
 }
 
-// GoParts is Go with params given as parts to join (a member of the
-// caller's params replaced, say), so that they are copied once, straight
-// into the line.
-func (c *Conn) GoParts(method string, done func(*Message, error), params ...[]byte) ([]byte, error) {
+// AnswerFunc is a function that is a Waiter.
+type AnswerFunc func(resp *Message, err error)
+
+// Answered calls f.
+func (f AnswerFunc) Answered(resp *Message, err error) { f(resp, err) }
+
+// Go sends a request with a fresh id and returns the id; done gets the
+// answer as Waiter.Answered says. When Go fails, done is not called.
+func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]byte, error) {
+	return c.GoParts(method, AnswerFunc(done), params)
+}
+
+// GoParts is Go with a Waiter (an object the caller has already: no
+// closure to allocate per call) and params given as parts to join (a
+// member of the caller's params replaced, say), so that they are copied
+// once, straight into the line.
+func (c *Conn) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error) {
 	size := len(requestPrefix) + len(method) + 40
 	for _, p := range params {
 		size += len(p)
@@ -180,7 +195,7 @@ func (c *Conn) GoParts(method string, done func(*Message, error), params ...[]by
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending.put(n, done)
+	c.pending.put(n, w)
 	c.mu.Unlock()
 	if err := c.Write(line); err != nil {
 		c.Forget(id)
@@ -197,16 +212,16 @@ func (c *Conn) Forget(id []byte) bool {
 	return ok
 }
 
-// take removes the pending call id and returns its done.
-func (c *Conn) take(id []byte) (func(*Message, error), bool) {
+// take removes the pending call id and returns its Waiter.
+func (c *Conn) take(id []byte) (Waiter, bool) {
 	n, ok := ownID(id)
 	if !ok {
 		return nil, false // not an id this connection sends
 	}
 	c.mu.Lock()
-	done, ok := c.pending.take(n)
+	w, ok := c.pending.take(n)
 	c.mu.Unlock()
-	return done, ok
+	return w, ok
 }
 
 // pendingCalls are the calls awaiting an answer, by id. Go hands ids out in
@@ -215,26 +230,26 @@ func (c *Conn) take(id []byte) (func(*Message, error), bool) {
 // a call made len(ring) ids earlier goes to the map.
 type pendingCalls struct {
 	ring [64]pendingCall
-	more map[int64]func(*Message, error)
+	more map[int64]Waiter
 }
 
 type pendingCall struct {
 	id   int64
-	done func(*Message, error) // nil: the slot is free
+	done Waiter // nil: the slot is free
 }
 
-func (p *pendingCalls) put(id int64, done func(*Message, error)) {
+func (p *pendingCalls) put(id int64, done Waiter) {
 	if s := &p.ring[id%int64(len(p.ring))]; s.done == nil {
 		*s = pendingCall{id, done}
 		return
 	}
 	if p.more == nil {
-		p.more = make(map[int64]func(*Message, error))
+		p.more = make(map[int64]Waiter)
 	}
 	p.more[id] = done
 }
 
-func (p *pendingCalls) take(id int64) (func(*Message, error), bool) {
+func (p *pendingCalls) take(id int64) (Waiter, bool) {
 	if s := &p.ring[id%int64(len(p.ring))]; s.done != nil && s.id == id {
 		done := s.done
 		*s = pendingCall{}
@@ -257,8 +272,8 @@ func (p *pendingCalls) count() int {
 }
 
 // takeAll empties the set and returns what it held.
-func (p *pendingCalls) takeAll() []func(*Message, error) {
-	var all []func(*Message, error)
+func (p *pendingCalls) takeAll() []Waiter {
+	var all []Waiter
 	for i := range p.ring {
 		if p.ring[i].done != nil {
 			all = append(all, p.ring[i].done)
@@ -405,8 +420,8 @@ func (c *Conn) Close(cause error) {
 	err, pending := c.err, c.pending.takeAll()
 	close(c.done)
 	c.mu.Unlock()
-	for _, done := range pending {
-		done(nil, err)
+	for _, w := range pending {
+		w.Answered(nil, err)
 	}
 }
 

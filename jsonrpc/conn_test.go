@@ -983,7 +983,7 @@ func TestGoParts(t *testing.T) {
 	} {
 		errc := make(chan error, 1)
 		go func() { // the fake peer's pipe takes a write only as it is read
-			_, err := p.conn.GoParts(tc.method, noop, tc.parts...)
+			_, err := p.conn.GoParts(tc.method, AnswerFunc(noop), tc.parts...)
 			errc <- err
 		}()
 		if got := string(p.mustReadLine()); got != tc.want+"\n" {
@@ -1002,7 +1002,7 @@ func TestPendingCalls(t *testing.T) {
 	const n = 300 // more than the ring holds
 	marks := make([]int, n+1)
 	for id := int64(1); id <= n; id++ {
-		p.put(id, func(*Message, error) { marks[id]++ })
+		p.put(id, AnswerFunc(func(*Message, error) { marks[id]++ }))
 	}
 	if p.count() != n {
 		t.Fatalf("count = %d, want %d", p.count(), n)
@@ -1014,7 +1014,7 @@ func TestPendingCalls(t *testing.T) {
 		if !ok {
 			t.Fatalf("call %d not found", id)
 		}
-		done(nil, nil)
+		done.Answered(nil, nil)
 		if _, again := p.take(id); again {
 			t.Fatalf("call %d found twice", id)
 		}
@@ -1029,8 +1029,8 @@ func TestPendingCalls(t *testing.T) {
 	}
 	// A slot held by an old call: the new one goes to the map, and both
 	// are found.
-	p.put(5, func(*Message, error) {})
-	p.put(5+64, func(*Message, error) {})
+	p.put(5, AnswerFunc(func(*Message, error) {}))
+	p.put(5+64, AnswerFunc(func(*Message, error) {}))
 	if all := p.takeAll(); len(all) != 2 {
 		t.Fatalf("takeAll returned %d calls, want 2", len(all))
 	}

@@ -24,14 +24,13 @@ import (
 // Version is the only JSON-RPC version this package speaks.
 const Version = "2.0"
 
-// Standard JSON-RPC error codes, and the MCP ones the aggregator uses.
+// Standard JSON-RPC error codes.
 const (
-	CodeParseError       = -32700
-	CodeInvalidRequest   = -32600
-	CodeMethodNotFound   = -32601
-	CodeInvalidParams    = -32602
-	CodeInternalError    = -32603
-	CodeResourceNotFound = -32002
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
 )
 
 // Error is a JSON-RPC error object built by this side of a connection. Error

@@ -52,7 +52,7 @@ func TestErrorLayout(t *testing.T) {
 			`{"code":-32602,"message":"bad","data":{"k" : [1, "<&>"]}}`},
 		{"with null data", &Error{Code: CodeInternalError, Message: "x", Data: []byte(`null`)},
 			`{"code":-32603,"message":"x","data":null}`},
-		{"with empty data", &Error{Code: CodeResourceNotFound, Message: "x", Data: []byte{}},
+		{"with empty data", &Error{Code: -32002, Message: "x", Data: []byte{}},
 			`{"code":-32002,"message":"x"}`},
 		{"Errorf", Errorf(CodeInvalidRequest, "line %d: %s", 3, "oops"),
 			`{"code":-32600,"message":"line 3: oops"}`},

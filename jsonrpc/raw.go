@@ -24,7 +24,7 @@ type RawMember struct {
 // Members returns the members of a JSON object in document order.
 func Members(obj []byte) ([]RawMember, error) {
 	var ms []RawMember
-	err := eachMember(obj, func(key []byte, start, end int) bool {
+	err := EachMember(obj, func(key []byte, start, end int) bool {
 		ms = append(ms, RawMember{Key: string(key), Value: obj[start:end:end], start: start})
 		return true
 	})
@@ -36,7 +36,7 @@ func Members(obj []byte) ([]RawMember, error) {
 func Member(obj []byte, key string) ([]byte, bool) {
 	var val []byte
 	found := false
-	eachMember(obj, func(k []byte, start, end int) bool {
+	EachMember(obj, func(k []byte, start, end int) bool {
 		if string(k) == key {
 			val, found = obj[start:end:end], true
 			return false
@@ -51,7 +51,7 @@ func Member(obj []byte, key string) ([]byte, bool) {
 // peers disagree on which one counts).
 func UniqueMember(obj []byte, key string) (start, end int, ok bool) {
 	n := 0
-	eachMember(obj, func(k []byte, s, e int) bool {
+	EachMember(obj, func(k []byte, s, e int) bool {
 		if string(k) == key {
 			start, end = s, e
 			n++
@@ -96,7 +96,7 @@ func StringMember(obj []byte, key string) (string, bool) {
 // of obj is kept as it was.
 func ReplaceMember(obj []byte, key string, value []byte) ([]byte, error) {
 	vStart, vEnd := -1, -1
-	err := eachMember(obj, func(k []byte, start, end int) bool {
+	err := EachMember(obj, func(k []byte, start, end int) bool {
 		if string(k) == key {
 			vStart, vEnd = start, end
 			return false
@@ -247,9 +247,10 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// eachMember calls f with each decoded key and the offsets of its value
-// until f returns false. The key is only valid during the call.
-func eachMember(obj []byte, f func(key []byte, start, end int) bool) error {
+// EachMember calls f with each decoded key of the object obj and the
+// offsets in obj of its value, in document order, until f returns false.
+// The key is only valid during the call.
+func EachMember(obj []byte, f func(key []byte, start, end int) bool) error {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return fmt.Errorf("%w: not an object", errMalformed)

@@ -1,0 +1,81 @@
+package aggregator
+
+import (
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// batch collects the answers to the requests of one JSON-RPC batch, which
+// are answered together, as one array, once the last is in.
+type batch struct {
+	a *Aggregator
+
+	mu      sync.Mutex // protects the fields below
+	replies [][]byte   // by element; nil: nothing to say
+	owed    int        // answers not in yet, plus one while elements are read
+}
+
+// clientBatch serves a batch of the client. Each element takes the route a
+// message on a line of its own takes: requests become calls (an id in use,
+// in flight or earlier in the same batch, gets -32600), notifications and
+// answers are handled at once.
+func (a *Aggregator) clientBatch(elems [][]byte) {
+	if len(elems) == 0 {
+		a.client.conn.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch"))
+		return
+	}
+	b := &batch{a: a, replies: make([][]byte, len(elems)), owed: 1}
+	for i, e := range elems {
+		m, err := mcpMethods.Parse(e)
+		switch {
+		case err != nil:
+			b.owe()
+			b.put(i, invalidLine(m, err))
+		case m.IsResponse():
+			a.client.conn.Deliver(m)
+		case m.IsNotification():
+			a.clientNotification(m)
+		default:
+			b.owe()
+			a.clientRequest(m, b, i)
+		}
+	}
+	b.put(-1, nil) // every element is read
+}
+
+func (b *batch) owe() {
+	b.mu.Lock()
+	b.owed++
+	b.mu.Unlock()
+}
+
+// put records the answer of element slot (-1: none) and writes the batch
+// once nothing more is owed.
+func (b *batch) put(slot int, line []byte) {
+	b.mu.Lock()
+	if slot >= 0 {
+		b.replies[slot] = line
+	}
+	b.owed--
+	done := b.owed == 0
+	b.mu.Unlock()
+	if !done {
+		return
+	}
+	var out []byte
+	for _, r := range b.replies {
+		if r == nil {
+			continue
+		}
+		if out == nil {
+			out = append(out, '[')
+		} else {
+			out = append(out, ',')
+		}
+		out = append(out, r[:len(r)-1]...) // without its newline
+	}
+	if out != nil {
+		b.a.client.conn.Write(append(out, "]\n"...))
+	}
+}

@@ -1,0 +1,177 @@
+package aggregator
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// call is one client request from the moment it is read until it is
+// answered: one object for its whole life. While it is owed an answer it
+// sits in the client's in-flight table; whoever takes it out writes its one
+// answer (write), or none when the client cancelled it.
+type call struct {
+	a      *Aggregator
+	id     []byte // the client's id, as it wrote it
+	key    string // string(id), its key in the in-flight table
+	method string
+	spec   *method // nil for a method nobody serves
+	params []byte  // as the client sent them; nil when absent
+	p      paramsView
+	batch  *batch // nil: answered on a line of its own
+	slot   int    // its place in batch
+
+	child *child // the child serving it; set before it is sent there
+
+	mu        sync.Mutex              // protects the fields below
+	childID   []byte                  // its id on the child's connection, once sent
+	stopLocal context.CancelCauseFunc // while it is routed or served here
+	cancelled error                   // the client's cancel, once it came
+}
+
+// paramsView is what routing needs from a request's params, read in one
+// pass when the request is read: where the name and the URI are, and the
+// members the methods look into.
+type paramsView struct {
+	object     bool // params is absent or an object
+	names      int  // how many "name" members
+	nameStart  int  // the offsets of the first one's value in params
+	nameEnd    int
+	uris       int // how many "uri" members
+	uri        []byte
+	cursor     []byte
+	ref        []byte
+	meta       []byte // _meta
+	progressTo []byte // _meta.progressToken
+}
+
+func readParams(params []byte) paramsView {
+	p := paramsView{object: params == nil || params[0] == '{'}
+	if params == nil || !p.object {
+		return p
+	}
+	jsonrpc.EachMember(params, func(key []byte, start, end int) bool {
+		switch string(key) {
+		case "name":
+			if p.names == 0 {
+				p.nameStart, p.nameEnd = start, end
+			}
+			p.names++
+		case "uri":
+			if p.uris == 0 {
+				p.uri = params[start:end]
+			}
+			p.uris++
+		case "cursor":
+			p.cursor = params[start:end]
+		case "ref":
+			p.ref = params[start:end]
+		case "_meta":
+			p.meta = params[start:end]
+		}
+		return true
+	})
+	if p.meta != nil {
+		p.progressTo, _ = jsonrpc.Member(p.meta, "progressToken")
+	}
+	return p
+}
+
+// newCall reads a request of the client at the border.
+func newCall(a *Aggregator, m *jsonrpc.Message, b *batch, slot int) *call {
+	return &call{
+		a: a, id: m.ID, key: string(m.ID), method: m.Method, spec: clientMethods[m.Method],
+		params: m.Params, p: readParams(m.Params), batch: b, slot: slot,
+	}
+}
+
+// name returns the request's one params.name, decoded, without copying
+// when it is plain ASCII.
+func (c *call) name() ([]byte, bool) {
+	if c.p.names != 1 {
+		return nil, false
+	}
+	return jsonrpc.StringBytes(c.params[c.p.nameStart:c.p.nameEnd])
+}
+
+// uriString returns the request's one params.uri.
+func (c *call) uriString() (string, bool) {
+	if c.p.uris != 1 {
+		return "", false
+	}
+	return jsonrpc.String(c.p.uri)
+}
+
+// answer takes the call out of the in-flight table and, if it was still
+// there, writes line. nil means no answer is due from the caller: a call
+// the client cancelled gets none, any other the shutdown error.
+func (c *call) answer(line []byte) {
+	if !c.a.client.inflight.remove(c.key, c) {
+		return
+	}
+	if line == nil {
+		c.mu.Lock()
+		cancelled := c.cancelled != nil
+		c.mu.Unlock()
+		if !cancelled {
+			line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
+		}
+	}
+	c.write(line)
+}
+
+// write sends the call's one answer, once it is out of the in-flight
+// table: on a line of its own, or into its batch (nil: nothing to say).
+func (c *call) write(line []byte) {
+	if c.batch != nil {
+		c.batch.put(c.slot, line)
+		return
+	}
+	if line != nil {
+		c.a.client.conn.Write(line)
+	}
+}
+
+// local makes the context of a call routed or served here, which the
+// client's cancel ends, and returns it with the function that releases it.
+func (c *call) local(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	c.mu.Lock()
+	c.stopLocal = cancel
+	c.mu.Unlock()
+	return ctx, func() {
+		c.mu.Lock()
+		c.stopLocal = nil
+		c.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// cancel is the client's notifications/cancelled for this call. A call
+// served here stops; a call sent to a child is forgotten and the child is
+// told, under its own id; a call being sent is cancelled as soon as it is.
+func (c *call) cancel(cause error) {
+	c.mu.Lock()
+	c.cancelled = cause
+	id, stop := c.childID, c.stopLocal
+	c.mu.Unlock()
+	if stop != nil {
+		stop(cause)
+	}
+	if id != nil {
+		c.cancelAtChild(id, cause)
+	}
+}
+
+// cancelAtChild takes back the call sent to the child under id. When the
+// answer has not come yet, the call ends without one and the child hears
+// of the cancel.
+func (c *call) cancelAtChild(id []byte, cause error) {
+	conn := c.child.conn
+	if !conn.Forget(id) || !c.a.client.inflight.remove(c.key, c) {
+		return // answered already
+	}
+	c.write(nil)
+	sendCancelled(conn, id, cause)
+}

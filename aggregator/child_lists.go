@@ -1,0 +1,272 @@
+package aggregator
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// childLists are a child's lists as it last gave them; guarded by the
+// child's mu.
+type childLists struct {
+	tools        []namedEntry
+	prompts      []namedEntry
+	resources    map[string][]byte // uri -> raw entry
+	resourceList [][]byte          // raw entries in the child's order
+	templates    []resourceTemplate
+}
+
+// namedEntry is a tool or prompt as a child listed it.
+type namedEntry struct {
+	name    string // the child's name, decoded
+	rawName []byte // the child's name token, as it wrote it
+	listed  []byte // the whole entry with the name prefixed
+}
+
+// resourceTemplate is a child's resource template with its matcher.
+type resourceTemplate struct {
+	uriTemplate string
+	match       *regexp.Regexp
+	raw         []byte
+}
+
+// fetchLists reads every list the child offers. Only a failing tools/list of
+// a child that declared tools is an error; the other lists are best effort.
+func (c *child) fetchLists(ctx context.Context) error {
+	caps := c.capabilities()
+	if err := c.refreshTools(ctx); err != nil {
+		if caps.tools {
+			return err
+		}
+		c.a.log.Debugf("server %q declared no tools and tools/list failed: %v", c.key, err)
+	}
+	if caps.prompts {
+		if err := c.refreshPrompts(ctx); err != nil {
+			c.a.log.Warnf("server %q: prompts/list: %v", c.key, err)
+		}
+	}
+	if caps.resources {
+		if err := c.refreshResources(ctx); err != nil {
+			c.a.log.Warnf("server %q: resources/list: %v", c.key, err)
+		}
+		if err := c.refreshTemplates(ctx); err != nil {
+			c.a.log.Warnf("server %q: resources/templates/list: %v", c.key, err)
+		}
+	}
+	return nil
+}
+
+func (c *child) refreshTools(ctx context.Context) error {
+	entries, err := c.listNamed(ctx, "tools/list", "tools")
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.lists.tools = entries
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *child) refreshPrompts(ctx context.Context) error {
+	entries, err := c.listNamed(ctx, "prompts/list", "prompts")
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.lists.prompts = entries
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *child) refreshResources(ctx context.Context) error {
+	items, err := c.fetchAllPages(ctx, "resources/list", "resources")
+	if err != nil {
+		return err
+	}
+	byURI := make(map[string][]byte, len(items))
+	for _, it := range items {
+		if uri, ok := jsonrpc.StringMember(it, "uri"); ok {
+			if _, dup := byURI[uri]; !dup {
+				byURI[uri] = it
+			}
+		}
+	}
+	c.mu.Lock()
+	c.lists.resources, c.lists.resourceList = byURI, items
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *child) refreshTemplates(ctx context.Context) error {
+	items, err := c.fetchAllPages(ctx, "resources/templates/list", "resourceTemplates")
+	if err != nil {
+		return err
+	}
+	var ts []resourceTemplate
+	for _, it := range items {
+		t, ok := jsonrpc.StringMember(it, "uriTemplate")
+		if !ok {
+			continue
+		}
+		ts = append(ts, resourceTemplate{uriTemplate: t, match: templateMatcher(t), raw: it})
+	}
+	c.mu.Lock()
+	c.lists.templates = ts
+	c.mu.Unlock()
+	return nil
+}
+
+// listNamed fetches a list of named entries and prefixes each name.
+func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEntry, error) {
+	items, err := c.fetchAllPages(ctx, method, field)
+	if err != nil {
+		return nil, err
+	}
+	prefix := jsonrpc.AppendString(nil, c.key+c.a.opts.Separator)
+	prefix = prefix[:len(prefix)-1] // the open string: `"KEY:`
+	entries := make([]namedEntry, 0, len(items))
+	for i, it := range items {
+		rawName, ok := jsonrpc.Member(it, "name")
+		name, isString := jsonrpc.String(rawName)
+		if !ok || !isString || name == "" {
+			c.a.log.Warnf("server %q: %s: entry %d has no name; left out", c.key, method, i)
+			continue
+		}
+		prefixed := append(append([]byte{}, prefix...), rawName[1:]...)
+		listed, err := jsonrpc.ReplaceMember(it, "name", prefixed)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, namedEntry{name: name, rawName: rawName, listed: listed})
+	}
+	return entries, nil
+}
+
+// maxPages bounds the pages of one list, against a child that never stops
+// handing out cursors.
+const maxPages = 10000
+
+// fetchAllPages calls a list method page by page and returns the raw
+// entries of field from every page.
+func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]byte, error) {
+	var all [][]byte
+	var params []byte
+	seen := make(map[string]bool)
+	for page := 0; page < maxPages; page++ {
+		resp, err := c.conn.Call(ctx, method, params)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Error != nil {
+			return nil, fmt.Errorf("server %q answered %s with an error: %s", c.key, method, resp.Error)
+		}
+		list, ok := jsonrpc.Member(resp.Result, field)
+		if !ok {
+			return nil, fmt.Errorf("server %q answered %s without %q", c.key, method, field)
+		}
+		items, err := jsonrpc.Elements(list)
+		if err != nil {
+			return nil, fmt.Errorf("server %q answered %s: %q is not an array", c.key, method, field)
+		}
+		all = append(all, items...)
+		cursor, ok := jsonrpc.Member(resp.Result, "nextCursor")
+		if !ok || string(cursor) == "null" {
+			return all, nil
+		}
+		if seen[string(cursor)] {
+			return nil, fmt.Errorf("server %q repeated the cursor %s in %s", c.key, cursor, method)
+		}
+		seen[string(cursor)] = true
+		params = append(append([]byte(`{"cursor":`), cursor...), '}')
+	}
+	return nil, fmt.Errorf("server %q: %s has more than %d pages", c.key, method, maxPages)
+}
+
+// The child's list_changed notifications: refresh the list, then tell the
+// client once.
+func (c *child) toolsChanged([]byte) {
+	c.listChanged("notifications/tools/list_changed", c.refreshTools)
+}
+func (c *child) promptsChanged([]byte) {
+	c.listChanged("notifications/prompts/list_changed", c.refreshPrompts)
+}
+func (c *child) resourcesChanged([]byte) {
+	c.listChanged("notifications/resources/list_changed", func(ctx context.Context) error {
+		if err := c.refreshResources(ctx); err != nil {
+			return err
+		}
+		return c.refreshTemplates(ctx)
+	})
+}
+
+// listChanged refreshes a list on a goroutine of its own (the child's
+// reader must go on), one refresh of the child at a time.
+func (c *child) listChanged(method string, refresh func(context.Context) error) {
+	c.a.goServe(func() {
+		if !c.initialized() {
+			return
+		}
+		c.refreshing.Lock()
+		defer c.refreshing.Unlock()
+		ctx, cancel := context.WithTimeout(c.a.ctx, c.a.opts.StartupTimeout)
+		defer cancel()
+		if err := refresh(ctx); err != nil {
+			if c.a.ctx.Err() == nil {
+				c.a.log.Warnf("server %q: refreshing after %s: %v", c.key, method, err)
+			}
+			return
+		}
+		c.a.rebuild()
+		if c.initialized() {
+			c.a.tellClient(method)
+		}
+	})
+}
+
+// named returns the child's tools and prompts while it runs.
+func (c *child) named() (tools, prompts []namedEntry, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lists.tools, c.lists.prompts, c.state == stateRunning
+}
+
+// hasResource reports whether the child listed uri.
+func (c *child) hasResource(uri string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.lists.resources[uri]
+	return ok
+}
+
+// templateFor reports whether one of the child's templates is exactly
+// uriTemplate (exact) or matches the URI uriTemplate (!exact).
+func (c *child) templateFor(uri string, exact bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.lists.templates {
+		if exact && t.uriTemplate == uri || !exact && t.match.MatchString(uri) {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceEntries and templateEntries return the raw entries of the
+// child's resource lists, in its order.
+func (c *child) resourceEntries() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lists.resourceList
+}
+
+func (c *child) templateEntries() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	raw := make([][]byte, 0, len(c.lists.templates))
+	for _, t := range c.lists.templates {
+		raw = append(raw, t.raw)
+	}
+	return raw
+}

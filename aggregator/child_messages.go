@@ -1,0 +1,186 @@
+package aggregator
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// handle receives each request and notification of the child, on its
+// reader goroutine. Until the client is initialized, all but list changes
+// (which refresh the registry at once) wait at the gate.
+func (c *child) handle(m *jsonrpc.Message) {
+	up := c.a.client.conn
+	if up != nil && !strings.HasSuffix(m.Method, "/list_changed") && c.a.client.gate.hold(c, m) {
+		return
+	}
+	c.dispatch(m)
+}
+
+// dispatch handles a child's request or notification.
+func (c *child) dispatch(m *jsonrpc.Message) {
+	if m.IsRequest() {
+		c.relayToClient(m)
+		return
+	}
+	if do, ok := childNotifications[m.Method]; ok {
+		do(c, m.Params)
+		return
+	}
+	if up := c.a.client.conn; up != nil {
+		up.Notify(m.Method, m.Params)
+	}
+}
+
+// cancelled is the child's notifications/cancelled of one of its requests
+// to the client.
+func (c *child) cancelled(params []byte) {
+	id, reason, ok := cancelParams(params)
+	if !ok {
+		return
+	}
+	if r, ok := c.incoming.take(string(id)); ok {
+		r.cancel(&cancelReason{reason: reason})
+	}
+}
+
+// childRequest is a child's request relayed to the client: in the child's
+// incoming table under the child's id from when it is read until the
+// client answers, the child cancels it, or either is gone.
+type childRequest struct {
+	c     *child
+	id    []byte // the child's id
+	key   string // string(id)
+	token string // the progress token handed to the client; "" if none
+
+	mu        sync.Mutex // protects the fields below
+	upID      []byte     // its id on the client's connection, once sent
+	cancelled error
+}
+
+// relayToClient sends a child's request to the client under a fresh id;
+// the client's answer goes back under the child's id from the client's
+// reader. It runs on the child's reader goroutine, so it registers the
+// request before a cancel right behind it can be read; writes to the
+// child are queued, so a child that is not reading cannot block its own
+// reader.
+func (c *child) relayToClient(m *jsonrpc.Message) {
+	up := c.a.client.conn
+	need, known := childRequests[m.Method]
+	switch {
+	case !known:
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+		return
+	case up == nil || !c.a.client.capabilities().declared(need):
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
+		return
+	}
+	r := &childRequest{c: c, id: m.ID, key: string(m.ID)}
+	if !c.incoming.add(r.key, r) {
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+r.key+" is already used by a request in flight"))
+		return
+	}
+	if c.dropped() { // meanwhile: its table was emptied
+		c.incoming.remove(r.key, r)
+		return
+	}
+	params := m.Params
+	params, r.token = c.a.remapProgressToken(c, params)
+	id, err := up.GoParts(m.Method, r, params)
+	if err != nil {
+		r.Answered(nil, err)
+		return
+	}
+	r.mu.Lock()
+	r.upID = id
+	cancelled := r.cancelled
+	r.mu.Unlock()
+	if cancelled != nil && up.Forget(id) {
+		sendCancelled(up, id, cancelled)
+	}
+}
+
+// Answered is the client's answer, which goes to the child under its id.
+func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
+	if !r.c.incoming.remove(r.key, r) {
+		return // the child cancelled it, or is gone
+	}
+	r.forgetToken()
+	if err != nil {
+		r.c.conn.Write(errorLine(r.id, jsonrpc.CodeInternalError, "the client did not answer: "+err.Error()))
+		return
+	}
+	r.c.conn.Write(responseLine(r.id, resp))
+}
+
+// cancel ends the request, taken out of the child's table, because the
+// child cancelled it or is gone: the client is told, under its own id.
+func (r *childRequest) cancel(cause error) {
+	r.forgetToken()
+	r.mu.Lock()
+	r.cancelled = cause
+	id := r.upID
+	r.mu.Unlock()
+	up := r.c.a.client.conn
+	if id != nil && up.Forget(id) {
+		sendCancelled(up, id, cause)
+	}
+}
+
+func (r *childRequest) forgetToken() {
+	if r.token != "" {
+		r.c.a.progress.take(r.token)
+	}
+}
+
+// progressRoute leads a progress token the aggregator gave the client back to
+// the child whose request carried it, and to the child's own token.
+type progressRoute struct {
+	child *child
+	token string // raw JSON
+}
+
+// remapProgressToken gives a child request's progress token a fresh name
+// towards the client (two children may use the same token) and remembers
+// the way back. It returns params unchanged when there is no token.
+func (a *Aggregator) remapProgressToken(c *child, params []byte) ([]byte, string) {
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok {
+		return params, ""
+	}
+	token, ok := jsonrpc.Member(meta, "progressToken")
+	if !ok {
+		return params, ""
+	}
+	ours := jsonrpc.AppendString(nil, "mcp-simple-aggregator/"+strconv.FormatInt(a.tokens.Add(1), 10))
+	newMeta, err := jsonrpc.ReplaceMember(meta, "progressToken", ours)
+	if err != nil {
+		return params, ""
+	}
+	newParams, err := jsonrpc.ReplaceMember(params, "_meta", newMeta)
+	if err != nil {
+		return params, ""
+	}
+	a.progress.add(string(ours), progressRoute{child: c, token: string(token)})
+	return newParams, string(ours)
+}
+
+// progressFromClient passes the client's progress on a child's request back
+// to that child under the child's own token.
+func (a *Aggregator) progressFromClient(params []byte) {
+	token, ok := jsonrpc.Member(params, "progressToken")
+	if !ok {
+		return
+	}
+	r, ok := a.progress.get(string(token))
+	if !ok {
+		a.log.Debugf("client progress for unknown token %s dropped", token)
+		return
+	}
+	if p, err := jsonrpc.ReplaceMember(params, "progressToken", []byte(r.token)); err == nil {
+		r.child.conn.Notify("notifications/progress", p)
+	}
+}

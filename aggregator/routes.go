@@ -1,0 +1,180 @@
+package aggregator
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// routeTool routes tools/call by the exact prefixed name and hands the
+// child its own name, with every other byte of params untouched.
+func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
+	return a.routeByName(c, "Tool", a.reg.Load().tools, jsonrpc.CodeMethodNotFound)
+}
+
+// routePrompt routes prompts/get like tools/call; an unknown prompt is
+// -32602, as the specification asks.
+func (a *Aggregator) routePrompt(_ context.Context, c *call) (target, []byte) {
+	return a.routeByName(c, "Prompt", a.reg.Load().prompts, jsonrpc.CodeInvalidParams)
+}
+
+// routeByName looks the one params.name up in index and splices the
+// child's own name into the params in its place.
+func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, notFound int) (target, []byte) {
+	name, ok := c.name()
+	if !ok {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs one params.name (a string)")
+	}
+	r, ok := index[string(name)]
+	switch {
+	case ok:
+		return target{child: r.child, parts: [3][]byte{c.params[:c.p.nameStart], r.rawName, c.params[c.p.nameEnd:]}}, nil
+	case !bytes.Contains(name, []byte(a.opts.Separator)):
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, kind+" name must be prefixed with server key: "+string(name))
+	}
+	return target{}, errorLine(c.id, notFound, kind+" not found: "+string(name))
+}
+
+// routeByURI routes resources/read, subscribe and unsubscribe to the child
+// serving the URI.
+func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
+	uri, ok := c.uriString()
+	if !ok {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs one params.uri (a string)")
+	}
+	owner := a.resourceOwner(ctx, uri)
+	if owner == nil {
+		if ctx.Err() != nil {
+			return target{}, nil
+		}
+		data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
+		return target{}, errorDataLine(c.id, codeResourceNotFound, "Resource not found: "+uri, append(data, '}'))
+	}
+	return to(owner, c.params), nil
+}
+
+// routeCompletion routes completion/complete: ref/prompt by prefixed
+// prompt name (the child gets its own name in the ref), ref/resource by the
+// child owning the template.
+func (a *Aggregator) routeCompletion(ctx context.Context, c *call) (target, []byte) {
+	ref := c.p.ref
+	if ref == nil {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: completion/complete needs params.ref")
+	}
+	kind, _ := jsonrpc.StringMember(ref, "type")
+	switch kind {
+	case "ref/prompt":
+		name, _ := jsonrpc.StringMember(ref, "name")
+		r, ok := a.reg.Load().prompts[name]
+		if !ok {
+			return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Prompt not found: "+name)
+		}
+		newRef, err := jsonrpc.ReplaceMember(ref, "name", r.rawName)
+		if err == nil {
+			var params []byte
+			if params, err = jsonrpc.ReplaceMember(c.params, "ref", newRef); err == nil {
+				return to(r.child, params), nil
+			}
+		}
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
+	case "ref/resource":
+		uri, _ := jsonrpc.StringMember(ref, "uri")
+		if owner := a.templateOwner(uri); owner != nil {
+			return to(owner, c.params), nil
+		}
+		if owner := a.resourceOwner(ctx, uri); owner != nil {
+			return to(owner, c.params), nil
+		}
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Resource template not found: "+uri)
+	}
+	return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: params.ref.type must be \"ref/prompt\" or \"ref/resource\", not %q", kind))
+}
+
+// resourceChildren are the running children that declared resources.
+func (a *Aggregator) resourceChildren() []*child {
+	var cs []*child
+	for _, c := range a.children {
+		if c.running() && c.capabilities().resources {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// resourceOwner finds the child serving uri: the first that listed it, else
+// the first whose template matches it. On a miss it refreshes the lists once,
+// for resources that appeared since.
+func (a *Aggregator) resourceOwner(ctx context.Context, uri string) *child {
+	if c := a.lookupResource(uri); c != nil {
+		return c
+	}
+	a.refreshEach(ctx, a.resourceChildren(), "resources/list", (*child).refreshResources)
+	return a.lookupResource(uri)
+}
+
+func (a *Aggregator) lookupResource(uri string) *child {
+	cs := a.resourceChildren()
+	for _, c := range cs {
+		if c.hasResource(uri) {
+			return c
+		}
+	}
+	for _, c := range cs {
+		if c.templateFor(uri, false) {
+			return c
+		}
+	}
+	return nil
+}
+
+// templateOwner is the first child that listed exactly this URI template.
+func (a *Aggregator) templateOwner(uriTemplate string) *child {
+	for _, c := range a.resourceChildren() {
+		if c.templateFor(uriTemplate, true) {
+			return c
+		}
+	}
+	return nil
+}
+
+// templateMatcher turns an RFC 6570 URI template into a regular expression
+// that matches the URIs it can expand to.
+func templateMatcher(t string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for len(t) > 0 {
+		open := strings.IndexByte(t, '{')
+		if open < 0 {
+			b.WriteString(regexp.QuoteMeta(t))
+			break
+		}
+		b.WriteString(regexp.QuoteMeta(t[:open]))
+		end := strings.IndexByte(t[open:], '}')
+		if end < 0 {
+			b.WriteString(regexp.QuoteMeta(t[open:]))
+			break
+		}
+		expr := t[open+1 : open+end]
+		switch {
+		case strings.HasPrefix(expr, "+"), strings.HasPrefix(expr, "#"):
+			b.WriteString(".*")
+		case strings.HasPrefix(expr, "?"), strings.HasPrefix(expr, "&"):
+			b.WriteString(`([?&][^#]*)?`)
+		case strings.HasPrefix(expr, "/"):
+			b.WriteString(`(/[^/?#]*)*`)
+		default:
+			b.WriteString(`[^/?#]*`)
+		}
+		t = t[open+end+1:]
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return regexp.MustCompile(`^$.`) // matches nothing
+	}
+	return re
+}

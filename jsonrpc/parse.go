@@ -1,0 +1,234 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Errors of Parse, distinguished with errors.Is.
+var (
+	ErrParse   = errors.New("not valid JSON")
+	ErrInvalid = errors.New("not a valid JSON-RPC 2.0 message")
+)
+
+// Methods is a set of method names that Parse hands back as the set's own
+// strings, so that a message with a well-known method costs no allocation
+// for its name. The set belongs to the protocol on top (MCP, for the
+// aggregator); this package knows no method names.
+type Methods map[string]string
+
+// NewMethods returns the set of names.
+func NewMethods(names ...string) Methods {
+	ms := make(Methods, len(names))
+	for _, n := range names {
+		ms[n] = n
+	}
+	return ms
+}
+
+// Parse parses one line; see Methods.Parse.
+func Parse(line []byte) (*Message, error) { return Methods(nil).Parse(line) }
+
+// Parse parses one line. On ErrInvalid the returned message still carries
+// whatever id could be read, so that the error can be answered under it.
+//
+// The line is validated and its members found in one pass: a line that is
+// not JSON is refused whole, and no byte of it is read twice.
+func (ms Methods) Parse(line []byte) (*Message, error) {
+	line = trimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		if Valid(line) {
+			return nil, fmt.Errorf("%w: expected a JSON object", ErrInvalid)
+		}
+		return nil, notJSON(line)
+	}
+	var e envelope
+	if !e.scan(line) {
+		return nil, notJSON(line)
+	}
+	return e.check(ms)
+}
+
+// envelope is what one pass over a line finds: the protocol members, as
+// sub-slices of the line, and the first protocol member that repeats.
+type envelope struct {
+	m               Message
+	version, method json.RawMessage
+	seen            uint8 // one bit per protocol member
+	repeated        string
+}
+
+// scan walks the members of the object line, validating every value, and
+// reports whether the line is JSON.
+func (e *envelope) scan(line []byte) bool {
+	i := skipSpace(line, 1)
+	if i < len(line) && line[i] == '}' {
+		return skipSpace(line, i+1) == len(line)
+	}
+	for {
+		if i >= len(line) || line[i] != '"' {
+			return false
+		}
+		keyEnd, escaped, ok := checkString(line, i)
+		if !ok {
+			return false
+		}
+		key := line[i+1 : keyEnd-1]
+		if escaped {
+			s, _ := String(line[i:keyEnd])
+			key = []byte(s)
+		}
+		i = skipSpace(line, keyEnd)
+		if i >= len(line) || line[i] != ':' {
+			return false
+		}
+		i = skipSpace(line, i+1)
+		end, ok := checkValue(line, i, 1) // inside the line's object
+		if !ok {
+			return false
+		}
+		e.keep(key, line[i:end:end])
+		i = skipSpace(line, end)
+		if i >= len(line) {
+			return false
+		}
+		if line[i] == '}' {
+			return i+1 == len(line)
+		}
+		if line[i] != ',' {
+			return false
+		}
+		i = skipSpace(line, i+1)
+	}
+}
+
+// keep records a protocol member; other members are not the protocol's.
+func (e *envelope) keep(key, value []byte) {
+	var bit uint8
+	var field *json.RawMessage
+	switch string(key) {
+	case "jsonrpc":
+		bit, field = 1, &e.version
+	case "id":
+		bit, field = 2, &e.m.ID
+	case "method":
+		bit, field = 4, &e.method
+	case "params":
+		bit, field = 8, &e.m.Params
+	case "result":
+		bit, field = 16, &e.m.Result
+	case "error":
+		bit, field = 32, &e.m.Error
+	default:
+		return
+	}
+	if e.seen&bit != 0 {
+		// A repeated member would be read differently by different peers
+		// (first or last wins): refuse it.
+		if e.repeated == "" {
+			e.repeated = string(key)
+		}
+		return
+	}
+	e.seen |= bit
+	*field = value
+}
+
+// check applies the rules of JSON-RPC 2.0 to what scan found.
+func (e *envelope) check(ms Methods) (*Message, error) {
+	m := &Message{}
+	*m = e.m
+	if e.repeated != "" {
+		return m, fmt.Errorf("%w: member %q appears twice", ErrInvalid, e.repeated)
+	}
+	if m.ID != nil && !validID(m.ID) {
+		id := m.ID
+		m.ID = nil
+		return m, fmt.Errorf("%w: id must be a string or a number, not %s", ErrInvalid, clip(id))
+	}
+	if string(e.version) != `"`+Version+`"` && !isVersion(e.version) {
+		return m, fmt.Errorf(`%w: "jsonrpc" must be "2.0"`, ErrInvalid)
+	}
+	if e.method != nil {
+		return m, checkRequest(m, ms, e.method)
+	}
+	if m.ID == nil {
+		return m, fmt.Errorf(`%w: neither "method" nor "id"`, ErrInvalid)
+	}
+	if (m.Result == nil) == (m.Error == nil) {
+		return m, fmt.Errorf(`%w: a response needs exactly one of "result" and "error"`, ErrInvalid)
+	}
+	if m.Error != nil && m.Error[0] != '{' {
+		return m, fmt.Errorf(`%w: "error" must be an object`, ErrInvalid)
+	}
+	return m, nil
+}
+
+// checkRequest checks a request or notification and sets m.Method.
+func checkRequest(m *Message, ms Methods, method []byte) error {
+	name, ok := ms.name(method)
+	if !ok || name == "" {
+		return fmt.Errorf(`%w: "method" must be a non-empty string`, ErrInvalid)
+	}
+	m.Method = name
+	if m.ID != nil && string(m.ID) == "null" {
+		return fmt.Errorf("%w: a request id must not be null", ErrInvalid)
+	}
+	if m.Params != nil && m.Params[0] != '{' && m.Params[0] != '[' {
+		return fmt.Errorf(`%w: "params" must be an object or an array`, ErrInvalid)
+	}
+	return nil
+}
+
+func validID(id []byte) bool {
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	}
+	return string(id) == "null"
+}
+
+// isVersion reports whether raw is the string "2.0", however escaped.
+func isVersion(raw []byte) bool {
+	v, ok := String(raw)
+	return ok && v == Version
+}
+
+// name decodes a raw method name; a name of the set comes back as the
+// set's string, without an allocation.
+func (ms Methods) name(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if name, ok := ms[string(raw[1:len(raw)-1])]; ok {
+			return name, true
+		}
+	}
+	return String(raw)
+}
+
+// notJSON is Parse's error for a line that is not JSON.
+func notJSON(line []byte) error {
+	return fmt.Errorf("%w: %s", ErrParse, validationError(line))
+}
+
+// validationError says where a line stops being JSON.
+func validationError(line []byte) string {
+	var v any
+	err := json.Unmarshal(line, &v)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("%v (at byte %d)", syn, syn.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "invalid JSON"
+}
+
+func clip(b []byte) string {
+	const max = 40
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}
