@@ -123,9 +123,9 @@ func New(opts Options) *Aggregator {
 
 // Serve starts every child and serves the client on in and out until in
 // ends or ctx is done. When ctx ends first, Serve closes in if it is an
-// io.Closer, which must end a Read in progress (stdio.Stdin gives such a
-// stdin), and waits for its reader to stop; the reader of an in that is
-// not a Closer cannot be stopped and is not waited for. Then Serve stops
+// io.Closer, which must end a Read in progress (io.Pipe, a net.Conn, a
+// pollable file), and waits for its reader to stop; the reader of an in
+// that is not a Closer cannot be stopped, and is not waited for. Then Serve stops
 // every child, answers every request still owed an answer, and returns
 // once every other goroutine it started is gone. A clean end of input
 // returns nil.

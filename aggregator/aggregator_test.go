@@ -16,7 +16,8 @@ import (
 )
 
 // fakeProcess is an in-process child: a goroutine answering lines over
-// io.Pipe with answer(method, params) -> raw result.
+// io.Pipe with answer(method, params) -> raw result; "" leaves the request
+// unanswered.
 type fakeProcess struct {
 	stdinR  *io.PipeReader
 	stdinW  *io.PipeWriter
@@ -38,11 +39,15 @@ func startFake(answer func(method string, params []byte) string) *fakeProcess {
 			if err != nil {
 				return
 			}
-			m, err := jsonrpc.Parse(line)
+			m, err := mcpMethods.Parse(line)
 			if err != nil || !m.IsRequest() {
 				continue
 			}
-			if _, err := p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(answer(m.Method, m.Params)))); err != nil {
+			result := answer(m.Method, m.Params)
+			if result == "" {
+				continue
+			}
+			if _, err := p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result))); err != nil {
 				return
 			}
 		}

@@ -17,15 +17,17 @@ type batch struct {
 }
 
 // clientBatch serves a batch of the client. Each element takes the route a
-// message on a line of its own takes: requests become calls (an id in use,
-// in flight or earlier in the same batch, gets -32600), notifications and
-// answers are handled at once.
+// message on a line of its own takes: notifications and answers are
+// handled at once, and requests become calls, all admitted before any is
+// served, so that an id in use, in flight or earlier in the same batch,
+// gets -32600 whatever the timing.
 func (a *Aggregator) clientBatch(elems [][]byte) {
 	if len(elems) == 0 {
 		a.client.conn.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch"))
 		return
 	}
 	b := &batch{a: a, replies: make([][]byte, len(elems)), owed: 1}
+	var calls []*call
 	for i, e := range elems {
 		m, err := mcpMethods.Parse(e)
 		switch {
@@ -38,8 +40,13 @@ func (a *Aggregator) clientBatch(elems [][]byte) {
 			a.clientNotification(m)
 		default:
 			b.owe()
-			a.clientRequest(m, b, i)
+			if c := a.admit(m, b, i); c != nil {
+				calls = append(calls, c)
+			}
 		}
+	}
+	for _, c := range calls {
+		a.serve(c)
 	}
 	b.put(-1, nil) // every element is read
 }

@@ -61,29 +61,41 @@ func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
 		a.clientNotification(m)
 		return
 	}
-	a.clientRequest(m, nil, 0)
+	a.clientRequest(m)
 }
 
-// clientRequest takes a request read on its own (b nil) or as element slot
-// of a batch. On the reader goroutine, so that the order of lines decides,
-// it refuses an id in use and checks what needs no child; then the method
-// serves the call, here when it is quick, else on a goroutine of its own.
-func (a *Aggregator) clientRequest(m *jsonrpc.Message, b *batch, slot int) {
+// clientRequest takes a request read on a line of its own.
+func (a *Aggregator) clientRequest(m *jsonrpc.Message) {
+	if c := a.admit(m, nil, 0); c != nil {
+		a.serve(c)
+	}
+}
+
+// admit reads a request of the client (on its own, b nil, or element slot
+// of a batch) into a call and enters it in the in-flight table, on the
+// reader goroutine, so that the order of lines decides. It answers at once,
+// and returns nil, an id in use and what needs no child.
+func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 	c := newCall(a, m, b, slot)
 	if !a.client.inflight.add(c.key, c) {
 		c.write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+c.key+" is already used by a request in flight"))
-		return
+		return nil
 	}
-	if bad := a.refuse(c); bad != nil {
+	bad := a.refuse(c)
+	if bad == nil && c.spec.accept != nil {
+		bad = c.spec.accept(a, c)
+	}
+	if bad != nil {
 		c.answer(bad)
-		return
+		return nil
 	}
-	if c.spec.accept != nil {
-		if bad := c.spec.accept(a, c); bad != nil {
-			c.answer(bad)
-			return
-		}
-	}
+	return c
+}
+
+// serve has the call served by its method: on the reader goroutine when
+// the method is quick (and the children are ready), else on a goroutine of
+// its own, which the client's cancel can stop.
+func (a *Aggregator) serve(c *call) {
 	if c.spec.quick && (c.spec.early || a.ready.Load()) {
 		a.run(a.ctx, c)
 		return

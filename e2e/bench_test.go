@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +53,21 @@ func benchWays() []benchWay {
 			return []string{aggregatorBin, "--config", writeConfig(b, ts("alpha"))}
 		}, "alpha:"},
 	}
+}
+
+// overheadWays are the ways BenchmarkOverhead interleaves: benchWays, and
+// with MCP_BENCH_BASELINE set to the path of another build of the
+// aggregator, that build as a fourth way, "baseline", for measuring one
+// change head to head (its added latency and its CPU per call are reported
+// beside the aggregator's).
+func overheadWays() []benchWay {
+	ways := benchWays()
+	if bin := os.Getenv("MCP_BENCH_BASELINE"); bin != "" {
+		ways = append(ways, benchWay{"baseline", func(b *testing.B) []string {
+			return []string{bin, "--config", writeConfig(b, ts("alpha"))}
+		}, "alpha:"})
+	}
+	return ways
 }
 
 func skipUnderRace(b *testing.B) {
@@ -273,7 +289,7 @@ const (
 // and their ratio (aggregator/relay; target >= 0.85).
 func BenchmarkOverhead(b *testing.B) {
 	skipUnderRace(b)
-	ways := benchWays()
+	ways := overheadWays()
 	clients := make([]*benchClient, len(ways))
 	echo := make([]request, len(ways))
 	sample := make([]request, len(ways))
@@ -317,9 +333,9 @@ func BenchmarkOverhead(b *testing.B) {
 	})
 	b.StopTimer()
 
-	const direct, relay, agg = 0, 1, 2
-	var e, s [3]stats
-	var thr [3]float64
+	const direct, relay, agg, baseline = 0, 1, 2, 3
+	var e, s [4]stats
+	var thr [4]float64
 	for i := range ways {
 		e[i] = summarize(echoDurs[i])
 		s[i] = summarize(sampleDurs[i])
@@ -335,9 +351,16 @@ func BenchmarkOverhead(b *testing.B) {
 	if relayAdded > 0 { // else noise swamped the hop: no ratio
 		b.ReportMetric(aggAdded/relayAdded, "added-ratio")
 	}
-	for _, i := range []int{relay, agg} {
+	if len(ways) > baseline {
+		baseAdded := e[baseline].median - e[direct].median
+		b.ReportMetric(baseAdded, "baseline-added-us")
+		if baseAdded > 0 {
+			b.ReportMetric(aggAdded/baseAdded, "agg-vs-baseline")
+		}
+	}
+	for i := relay; i < len(ways); i++ {
 		n := float64(len(echoDurs[i]))
-		name := map[int]string{relay: "relay", agg: "agg"}[i]
+		name := map[int]string{relay: "relay", agg: "agg", baseline: "baseline"}[i]
 		b.ReportMetric(float64(use[i].cpu)/float64(time.Microsecond)/n, name+"-cpu-us/call")
 		b.ReportMetric(float64(use[i].switches)/n, name+"-ctxsw/call")
 	}
