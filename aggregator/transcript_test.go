@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,8 @@ var update = flag.Bool("update", false, "rewrite the expected lines of testdata/
 //	> EOF     the client closes its input
 //
 // After each step that sends, the test reads as many lines as the < lines
-// that follow it; after > EOF, every line up to the end of the output. At
+// that follow it; after > EOF, every line up to the end of the output, in
+// any order (the children stop in parallel), kept sorted in the file. At
 // the end the output must have ended (the input is closed first if the
 // transcript did not). With -update, the < lines of each step are
 // rewritten with what the aggregator sent (a new step gets its lines from
@@ -85,6 +87,7 @@ func runTranscript(t *testing.T, file string) {
 			in.Close()
 			closed = true
 			got := out.rest(t)
+			sort.Strings(got)
 			if !*update && !equalLines(got, s.expect) {
 				t.Fatalf("%s: after > EOF:\n got %s\nwant %s", file, strings.Join(got, "\n    "), strings.Join(s.expect, "\n     "))
 			}
