@@ -354,3 +354,56 @@ func TestCancelInABatchRacingItsCall(t *testing.T) {
 		}
 	}
 }
+
+// endingReader is a pipe whose Read reports when it has ended.
+type endingReader struct {
+	*io.PipeReader
+	once  sync.Once
+	ended chan struct{}
+}
+
+func (r *endingReader) Read(p []byte) (int, error) {
+	n, err := r.PipeReader.Read(p)
+	if err != nil {
+		r.once.Do(func() { close(r.ended) })
+	}
+	return n, err
+}
+
+// TestServeStopsItsReaderWhenCancelled: when its context ends, Serve
+// closes its input and returns only once the reader of that input has
+// stopped, while the client is still connected and silent.
+func TestServeStopsItsReaderWhenCancelled(t *testing.T) {
+	a := New(Options{
+		Name: "agg", Version: "test", Separator: ":",
+		Servers: []config.Server{{Key: "alpha", Command: "fake"}},
+		Start: func(config.Server) (Process, error) {
+			return startFake(transcriptChild("alpha")), nil
+		},
+	})
+	inR, inW := io.Pipe()
+	in := &endingReader{PipeReader: inR, ended: make(chan struct{})}
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, in, outW) }()
+	go io.Copy(io.Discard, outR)
+	if _, err := io.WriteString(inW, initLine+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-served:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after its context ended")
+	}
+	select {
+	case <-in.ended:
+	default:
+		t.Fatal("Serve returned while its reader was still reading its input")
+	}
+	if _, err := io.WriteString(inW, initLine+"\n"); err == nil {
+		t.Fatal("the input is still open after Serve returned")
+	}
+	outW.Close()
+}

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -24,10 +23,8 @@ type call struct {
 
 	child *child // the child serving it; set before it is sent there
 
-	mu        sync.Mutex              // protects the fields below
-	childID   []byte                  // its id on the child's connection, once sent
-	stopLocal context.CancelCauseFunc // while it is routed or served here
-	cancelled error                   // the client's cancel, once it came
+	sendState                         // its id at the child, the client's cancel
+	stopLocal context.CancelCauseFunc // while it is routed or served here; guarded by sendState.mu
 }
 
 // paramsView is what routing needs from a request's params, read in one
@@ -153,13 +150,12 @@ func (c *call) local(parent context.Context) (context.Context, func()) {
 // told, under its own id; a call being sent is cancelled as soon as it is.
 func (c *call) cancel(cause error) {
 	c.mu.Lock()
-	c.cancelled = cause
-	id, stop := c.childID, c.stopLocal
+	stop := c.stopLocal
 	c.mu.Unlock()
 	if stop != nil {
 		stop(cause)
 	}
-	if id != nil {
+	if id := c.sendState.cancel(cause); id != nil {
 		c.cancelAtChild(id, cause)
 	}
 }

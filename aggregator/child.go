@@ -42,9 +42,10 @@ type child struct {
 	ready   chan struct{} // closed once running with lists fetched, or failed
 	once    struct{ inited, ready sync.Once }
 
-	proc Process       // set before spawned closes; nil if spawn failed
-	conn *jsonrpc.Conn // likewise
-	gone chan struct{} // closed when the watcher has seen the child end
+	proc   Process       // set before spawned closes; nil if spawn failed
+	conn   *jsonrpc.Conn // likewise
+	gone   chan struct{} // closed when the watcher has seen the child end
+	unread chan struct{} // closed when the reader of conn has returned, answers delivered
 
 	incoming   idTable[*childRequest] // its requests relayed to the client, by its id
 	refreshing sync.Mutex             // one list refresh at a time, so an older one never wins
@@ -67,6 +68,7 @@ func newChild(a *Aggregator, s config.Server) *child {
 		inited:  make(chan struct{}),
 		ready:   make(chan struct{}),
 		gone:    make(chan struct{}),
+		unread:  make(chan struct{}),
 	}
 }
 
@@ -99,7 +101,10 @@ func (c *child) spawn() {
 			}
 		},
 	})
-	go c.conn.Run()
+	go func() {
+		defer close(c.unread)
+		c.conn.Run()
+	}()
 	go c.watch()
 	c.a.log.Debugf("server %q: started %s", c.key, c.server.Command)
 }
@@ -194,7 +199,8 @@ func (c *child) drop(err error) {
 func (c *child) markInited() { c.once.inited.Do(func() { close(c.inited) }) }
 func (c *child) markReady()  { c.once.ready.Do(func() { close(c.ready) }) }
 
-// stop stops the child at shutdown and waits until it is gone.
+// stop stops the child at shutdown and waits until it is gone and its
+// reader has delivered its last answers.
 func (c *child) stop() {
 	<-c.spawned
 	if c.proc == nil {
@@ -203,6 +209,7 @@ func (c *child) stop() {
 	c.drop(errShuttingDown) // marks it stopped: a shutdown is no failure
 	c.proc.Stop()
 	<-c.gone
+	<-c.unread
 }
 
 // lost is the error to give the client for a call that the child could not

@@ -59,23 +59,22 @@ func (c *child) fetchLists(ctx context.Context) error {
 }
 
 func (c *child) refreshTools(ctx context.Context) error {
-	entries, err := c.listNamed(ctx, "tools/list", "tools")
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.lists.tools = entries
-	c.mu.Unlock()
-	return nil
+	return c.refreshNamed(ctx, "tools/list", "tools", &c.lists.tools)
 }
 
 func (c *child) refreshPrompts(ctx context.Context) error {
-	entries, err := c.listNamed(ctx, "prompts/list", "prompts")
+	return c.refreshNamed(ctx, "prompts/list", "prompts", &c.lists.prompts)
+}
+
+// refreshNamed replaces *list (guarded by c.mu) with the child's current
+// entries of a named list.
+func (c *child) refreshNamed(ctx context.Context, method, field string, list *[]namedEntry) error {
+	entries, err := c.listNamed(ctx, method, field)
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
-	c.lists.prompts = entries
+	*list = entries
 	c.mu.Unlock()
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -56,9 +55,7 @@ type childRequest struct {
 	key   string // string(id)
 	token string // the progress token handed to the client; "" if none
 
-	mu        sync.Mutex // protects the fields below
-	upID      []byte     // its id on the client's connection, once sent
-	cancelled error
+	sendState // its id at the client, the child's cancel
 }
 
 // relayToClient sends a child's request to the client under a fresh id;
@@ -94,11 +91,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		r.Answered(nil, err)
 		return
 	}
-	r.mu.Lock()
-	r.upID = id
-	cancelled := r.cancelled
-	r.mu.Unlock()
-	if cancelled != nil && up.Forget(id) {
+	if cancelled := r.sent(id); cancelled != nil && up.Forget(id) {
 		sendCancelled(up, id, cancelled)
 	}
 }
@@ -120,12 +113,8 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 // child cancelled it or is gone: the client is told, under its own id.
 func (r *childRequest) cancel(cause error) {
 	r.forgetToken()
-	r.mu.Lock()
-	r.cancelled = cause
-	id := r.upID
-	r.mu.Unlock()
 	up := r.c.a.client.conn
-	if id != nil && up.Forget(id) {
+	if id := r.sendState.cancel(cause); id != nil && up.Forget(id) {
 		sendCancelled(up, id, cause)
 	}
 }

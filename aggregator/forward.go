@@ -36,11 +36,7 @@ func (a *Aggregator) forward(c *call, t target) {
 		c.Answered(nil, err)
 		return
 	}
-	c.mu.Lock()
-	c.childID = id
-	cancelled := c.cancelled
-	c.mu.Unlock()
-	if cancelled != nil {
+	if cancelled := c.sent(id); cancelled != nil {
 		c.cancelAtChild(id, cancelled)
 	}
 }

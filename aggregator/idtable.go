@@ -76,13 +76,6 @@ func (t *idTable[E]) takeAll() []E {
 	return all
 }
 
-// len returns how many entries the table holds.
-func (t *idTable[E]) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.m)
-}
-
 // delete removes id; with t.mu held.
 func (t *idTable[E]) delete(id string) {
 	delete(t.m, id)
@@ -110,4 +103,31 @@ func (t *idTable[E]) waitEmpty(grace time.Duration) {
 	case <-idle:
 	case <-timer.C:
 	}
+}
+
+// sendState is the part of a request relayed to another peer that a cancel
+// racing its sending needs: the id it was sent under and the cancel,
+// whichever comes first; the other side acts on both.
+type sendState struct {
+	mu        sync.Mutex // protects the fields below, and those of the embedding type that say so
+	sentID    []byte     // its id on the other peer's connection, once sent
+	cancelled error      // the cancel, once it came
+}
+
+// sent records the id the request went under and returns the cancel that
+// came first, if one did.
+func (s *sendState) sent(id []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sentID = id
+	return s.cancelled
+}
+
+// cancel records the cancel and returns the id the request went under, if
+// it was sent.
+func (s *sendState) cancel(cause error) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cancelled = cause
+	return s.sentID
 }
