@@ -131,7 +131,6 @@ func New(opts Options) *Aggregator {
 // returns nil.
 func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	up := jsonrpc.NewConn(in, out, jsonrpc.Options{
-		Methods:   mcpMethods,
 		Handle:    a.clientMessage,
 		Batch:     a.clientBatch,
 		Invalid:   a.clientInvalid,

@@ -39,7 +39,7 @@ func startFake(answer func(method string, params []byte) string) *fakeProcess {
 			if err != nil {
 				return
 			}
-			m, err := mcpMethods.Parse(line)
+			m, err := jsonrpc.Parse(line)
 			if err != nil || !m.IsRequest() {
 				continue
 			}

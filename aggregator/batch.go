@@ -29,7 +29,7 @@ func (a *Aggregator) clientBatch(elems [][]byte) {
 	b := &batch{a: a, replies: make([][]byte, len(elems)), owed: 1}
 	var calls []*call
 	for i, e := range elems {
-		m, err := mcpMethods.Parse(e)
+		m, err := jsonrpc.Parse(e)
 		switch {
 		case err != nil:
 			b.owe()

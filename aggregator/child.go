@@ -89,7 +89,6 @@ func (c *child) spawn() {
 		// Writes to a child never block: one that stops reading its stdin
 		// must not stall the client or the other children.
 		Queue:   true,
-		Methods: mcpMethods,
 		Handle:  c.handle,
 		Invalid: c.invalid,
 		Unmatched: func(m *jsonrpc.Message) {
@@ -344,7 +343,7 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 	c.mu.Lock()
 	c.version, c.caps, c.instructions = version, caps, instructions
 	c.mu.Unlock()
-	if v := c.a.client.negotiated(); v != "" && v != version {
+	if v := c.a.client.state().version; v != "" && v != version {
 		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, v)
 	}
 	return c.conn.Notify("notifications/initialized", nil)

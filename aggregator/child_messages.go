@@ -71,7 +71,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 	case !known:
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 		return
-	case up == nil || !c.a.client.capabilities().declared(need):
+	case up == nil || !c.a.client.state().caps.declared(need):
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}

@@ -16,10 +16,15 @@ type clientSession struct {
 	inflight idTable[*call]
 	gate     clientGate
 
-	mu          sync.Mutex // protects the fields below
-	initStarted bool       // initialize has been received
-	version     string     // negotiated in initialize
-	caps        clientCapabilities
+	mu   sync.Mutex // protects init
+	init clientInit
+}
+
+// clientInit is what the client's initialize settled.
+type clientInit struct {
+	received bool   // initialize has come
+	version  string // the protocol version agreed
+	caps     clientCapabilities
 }
 
 // begin records the client's initialize; it reports false when one came
@@ -27,31 +32,18 @@ type clientSession struct {
 func (s *clientSession) begin(version string, caps clientCapabilities) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.initStarted {
+	if s.init.received {
 		return false
 	}
-	s.initStarted, s.version, s.caps = true, version, caps
+	s.init = clientInit{received: true, version: version, caps: caps}
 	return true
 }
 
-func (s *clientSession) initializeReceived() bool {
+// state returns what initialize settled (the zero value before it came).
+func (s *clientSession) state() clientInit {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.initStarted
-}
-
-// negotiated returns the protocol version agreed in initialize ("" before).
-func (s *clientSession) negotiated() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.version
-}
-
-// capabilities returns what the client declared in initialize.
-func (s *clientSession) capabilities() clientCapabilities {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.caps
+	return s.init
 }
 
 // clientMessage receives each request and notification of the client, on
@@ -127,7 +119,7 @@ func (a *Aggregator) refuse(c *call) []byte {
 		return nil
 	case !c.p.object:
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params must be an object")
-	case !a.client.initializeReceived():
+	case !a.client.state().received:
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+c.method+" before initialize")
 	}
 	return nil

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -25,24 +26,14 @@ func isSupported(version string) bool {
 // clientCapabilities are the client capabilities the aggregator can relay to
 // children.
 type clientCapabilities struct {
-	sampling, elicitation, roots bool
-	forChildren                  []byte // the relayable members, raw
+	relayed     map[string]bool // of relayedClientCapabilities, those declared
+	forChildren []byte          // the relayable members, raw
 }
 
 // declared reports whether the client declared the capability ("" is
 // always declared).
 func (caps clientCapabilities) declared(name string) bool {
-	switch name {
-	case "":
-		return true
-	case "sampling":
-		return caps.sampling
-	case "elicitation":
-		return caps.elicitation
-	case "roots":
-		return caps.roots
-	}
-	return false
+	return name == "" || caps.relayed[name]
 }
 
 // relayedClientCapabilities are the client capabilities passed to children:
@@ -50,31 +41,19 @@ func (caps clientCapabilities) declared(name string) bool {
 var relayedClientCapabilities = []string{"sampling", "elicitation", "roots"}
 
 func parseClientCapabilities(raw []byte) clientCapabilities {
-	var caps clientCapabilities
+	caps := clientCapabilities{relayed: make(map[string]bool)}
 	b := []byte{'{'}
 	ms, _ := jsonrpc.Members(raw)
 	for _, m := range ms {
-		relayed := false
-		for _, name := range relayedClientCapabilities {
-			relayed = relayed || m.Key == name
-		}
-		if !relayed || string(m.Value) == "null" {
+		if !slices.Contains(relayedClientCapabilities, m.Key) || string(m.Value) == "null" {
 			continue
 		}
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
 		b = jsonrpc.AppendString(b, m.Key)
-		b = append(b, ':')
-		b = append(b, m.Value...)
-		switch m.Key {
-		case "sampling":
-			caps.sampling = true
-		case "elicitation":
-			caps.elicitation = true
-		case "roots":
-			caps.roots = true
-		}
+		b = append(append(b, ':'), m.Value...)
+		caps.relayed[m.Key] = true
 	}
 	caps.forChildren = append(b, '}')
 	return caps
@@ -133,8 +112,8 @@ func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
 	if !ok {
 		clientInfo = a.serverInfo()
 	}
-	version := a.client.negotiated()
-	a.initializeChildren(childInitParams(version, a.client.capabilities().forChildren, clientInfo))
+	s := a.client.state()
+	a.initializeChildren(childInitParams(s.version, s.caps.forChildren, clientInfo))
 	for _, ch := range a.children {
 		select {
 		case <-ch.inited:
@@ -142,7 +121,7 @@ func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
 			return nil
 		}
 	}
-	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(version))
+	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(s.version))
 }
 
 func childInitParams(version string, caps, clientInfo []byte) []byte {

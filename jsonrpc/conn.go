@@ -33,9 +33,6 @@ type Options struct {
 	// Cancelled is told about each call whose context ended before its
 	// answer came: the id it was sent under and context.Cause of the context.
 	Cancelled func(id json.RawMessage, cause error)
-	// Methods are the method names the peer's messages carry most; Parse
-	// returns them without allocating (see Methods).
-	Methods Methods
 	// Queue makes Write never block: a line the writer cannot take at once
 	// (a peer that does not read, a full pipe) waits in memory and a
 	// goroutine of the Conn writes it, in order. Where the writer is a
@@ -60,9 +57,9 @@ type Conn struct {
 
 	lastID atomic.Int64
 
-	mu      sync.Mutex   // protects pending and err
-	pending pendingCalls // calls awaiting an answer
-	err     error        // why the connection closed; nil while open
+	mu      sync.Mutex       // protects pending and err
+	pending map[int64]Waiter // calls awaiting an answer, by id
+	err     error            // why the connection closed; nil while open
 
 	done chan struct{} // closed by Close
 }
@@ -70,7 +67,7 @@ type Conn struct {
 // NewConn returns a connection reading r and writing w. Call Run to start
 // reading.
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
-	c := &Conn{r: r, w: w, opts: opts, done: make(chan struct{})}
+	c := &Conn{r: r, w: w, opts: opts, pending: make(map[int64]Waiter), done: make(chan struct{})}
 	if opts.Queue {
 		c.direct = directWriter(w)
 	}
@@ -112,7 +109,7 @@ func (c *Conn) dispatch(line []byte) {
 		c.opts.Batch(elems)
 		return
 	}
-	m, err := c.opts.Methods.Parse(line)
+	m, err := Parse(line)
 	if err != nil {
 		if m != nil && m.Method == "" && m.ID != nil {
 			// A broken answer to a pending call still ends that call.
@@ -195,7 +192,7 @@ func (c *Conn) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending.put(n, w)
+	c.pending[n] = w
 	c.mu.Unlock()
 	if err := c.Write(line); err != nil {
 		c.Forget(id)
@@ -219,72 +216,10 @@ func (c *Conn) take(id []byte) (Waiter, bool) {
 		return nil, false // not an id this connection sends
 	}
 	c.mu.Lock()
-	w, ok := c.pending.take(n)
+	w, ok := c.pending[n]
+	delete(c.pending, n)
 	c.mu.Unlock()
 	return w, ok
-}
-
-// pendingCalls are the calls awaiting an answer, by id. Go hands ids out in
-// order, so the recent ones sit in a small ring indexed by id: a lookup
-// looks at one slot, with no hashing. A call whose slot is still held by
-// a call made len(ring) ids earlier goes to the map.
-type pendingCalls struct {
-	ring [64]pendingCall
-	more map[int64]Waiter
-}
-
-type pendingCall struct {
-	id   int64
-	done Waiter // nil: the slot is free
-}
-
-func (p *pendingCalls) put(id int64, done Waiter) {
-	if s := &p.ring[id%int64(len(p.ring))]; s.done == nil {
-		*s = pendingCall{id, done}
-		return
-	}
-	if p.more == nil {
-		p.more = make(map[int64]Waiter)
-	}
-	p.more[id] = done
-}
-
-func (p *pendingCalls) take(id int64) (Waiter, bool) {
-	if s := &p.ring[id%int64(len(p.ring))]; s.done != nil && s.id == id {
-		done := s.done
-		*s = pendingCall{}
-		return done, true
-	}
-	done, ok := p.more[id]
-	delete(p.more, id)
-	return done, ok
-}
-
-// count returns how many calls are pending.
-func (p *pendingCalls) count() int {
-	n := len(p.more)
-	for i := range p.ring {
-		if p.ring[i].done != nil {
-			n++
-		}
-	}
-	return n
-}
-
-// takeAll empties the set and returns what it held.
-func (p *pendingCalls) takeAll() []Waiter {
-	var all []Waiter
-	for i := range p.ring {
-		if p.ring[i].done != nil {
-			all = append(all, p.ring[i].done)
-			p.ring[i] = pendingCall{}
-		}
-	}
-	for _, done := range p.more {
-		all = append(all, done)
-	}
-	p.more = nil
-	return all
 }
 
 // ownID reads an id of the kind Go sends: a positive decimal integer,
@@ -417,7 +352,8 @@ func (c *Conn) Close(cause error) {
 		return
 	}
 	c.err = fmt.Errorf("%w: %w", ErrClosed, cause)
-	err, pending := c.err, c.pending.takeAll()
+	err, pending := c.err, c.pending
+	c.pending = nil
 	close(c.done)
 	c.mu.Unlock()
 	for _, w := range pending {

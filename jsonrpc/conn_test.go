@@ -859,7 +859,7 @@ func TestWriteError(t *testing.T) {
 		t.Errorf("Call = %v, want %v", err, errBoom)
 	}
 	p.conn.mu.Lock()
-	pending := p.conn.pending.count()
+	pending := len(p.conn.pending)
 	p.conn.mu.Unlock()
 	if pending != 0 {
 		t.Errorf("%d calls still pending after the write failed", pending)
@@ -894,8 +894,8 @@ func TestCallStuckInWrite(t *testing.T) {
 	}
 	p.conn.mu.Lock()
 	defer p.conn.mu.Unlock()
-	if p.conn.pending.count() != 0 {
-		t.Errorf("%d calls still pending", p.conn.pending.count())
+	if len(p.conn.pending) != 0 {
+		t.Errorf("%d calls still pending", len(p.conn.pending))
 	}
 }
 
@@ -992,49 +992,5 @@ func TestGoParts(t *testing.T) {
 		if err := <-errc; err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// TestPendingCalls: the ring and its overflow map find every call exactly
-// once, in any order, however many are in flight.
-func TestPendingCalls(t *testing.T) {
-	var p pendingCalls
-	const n = 300 // more than the ring holds
-	marks := make([]int, n+1)
-	for id := int64(1); id <= n; id++ {
-		p.put(id, AnswerFunc(func(*Message, error) { marks[id]++ }))
-	}
-	if p.count() != n {
-		t.Fatalf("count = %d, want %d", p.count(), n)
-	}
-	// Take them back in a scrambled order (a permutation of 1..n).
-	for i := int64(0); i < n; i++ {
-		id := (i*7)%n + 1
-		done, ok := p.take(id)
-		if !ok {
-			t.Fatalf("call %d not found", id)
-		}
-		done.Answered(nil, nil)
-		if _, again := p.take(id); again {
-			t.Fatalf("call %d found twice", id)
-		}
-	}
-	for id := 1; id <= n; id++ {
-		if marks[id] != 1 {
-			t.Fatalf("call %d answered %d times", id, marks[id])
-		}
-	}
-	if _, ok := p.take(n + 64); ok {
-		t.Fatal("an id never put was found")
-	}
-	// A slot held by an old call: the new one goes to the map, and both
-	// are found.
-	p.put(5, AnswerFunc(func(*Message, error) {}))
-	p.put(5+64, AnswerFunc(func(*Message, error) {}))
-	if all := p.takeAll(); len(all) != 2 {
-		t.Fatalf("takeAll returned %d calls, want 2", len(all))
-	}
-	if p.count() != 0 {
-		t.Fatal("takeAll left a call behind")
 	}
 }

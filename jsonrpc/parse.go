@@ -12,30 +12,12 @@ var (
 	ErrInvalid = errors.New("not a valid JSON-RPC 2.0 message")
 )
 
-// Methods is a set of method names that Parse hands back as the set's own
-// strings, so that a message with a well-known method costs no allocation
-// for its name. The set belongs to the protocol on top (MCP, for the
-// aggregator); this package knows no method names.
-type Methods map[string]string
-
-// NewMethods returns the set of names.
-func NewMethods(names ...string) Methods {
-	ms := make(Methods, len(names))
-	for _, n := range names {
-		ms[n] = n
-	}
-	return ms
-}
-
-// Parse parses one line; see Methods.Parse.
-func Parse(line []byte) (*Message, error) { return Methods(nil).Parse(line) }
-
 // Parse parses one line. On ErrInvalid the returned message still carries
 // whatever id could be read, so that the error can be answered under it.
 //
 // The line is validated and its members found in one pass: a line that is
 // not JSON is refused whole, and no byte of it is read twice.
-func (ms Methods) Parse(line []byte) (*Message, error) {
+func Parse(line []byte) (*Message, error) {
 	line = trimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
 		if Valid(line) {
@@ -47,7 +29,7 @@ func (ms Methods) Parse(line []byte) (*Message, error) {
 	if !e.scan(line) {
 		return nil, notJSON(line)
 	}
-	return e.check(ms)
+	return e.check()
 }
 
 // envelope is what one pass over a line finds: the protocol members, as
@@ -136,7 +118,7 @@ func (e *envelope) keep(key, value []byte) {
 }
 
 // check applies the rules of JSON-RPC 2.0 to what scan found.
-func (e *envelope) check(ms Methods) (*Message, error) {
+func (e *envelope) check() (*Message, error) {
 	m := &Message{}
 	*m = e.m
 	if e.repeated != "" {
@@ -151,7 +133,7 @@ func (e *envelope) check(ms Methods) (*Message, error) {
 		return m, fmt.Errorf(`%w: "jsonrpc" must be "2.0"`, ErrInvalid)
 	}
 	if e.method != nil {
-		return m, checkRequest(m, ms, e.method)
+		return m, checkRequest(m, e.method)
 	}
 	if m.ID == nil {
 		return m, fmt.Errorf(`%w: neither "method" nor "id"`, ErrInvalid)
@@ -166,8 +148,8 @@ func (e *envelope) check(ms Methods) (*Message, error) {
 }
 
 // checkRequest checks a request or notification and sets m.Method.
-func checkRequest(m *Message, ms Methods, method []byte) error {
-	name, ok := ms.name(method)
+func checkRequest(m *Message, method []byte) error {
+	name, ok := String(method)
 	if !ok || name == "" {
 		return fmt.Errorf(`%w: "method" must be a non-empty string`, ErrInvalid)
 	}
@@ -193,17 +175,6 @@ func validID(id []byte) bool {
 func isVersion(raw []byte) bool {
 	v, ok := String(raw)
 	return ok && v == Version
-}
-
-// name decodes a raw method name; a name of the set comes back as the
-// set's string, without an allocation.
-func (ms Methods) name(raw []byte) (string, bool) {
-	if len(raw) >= 2 && raw[0] == '"' {
-		if name, ok := ms[string(raw[1:len(raw)-1])]; ok {
-			return name, true
-		}
-	}
-	return String(raw)
 }
 
 // notJSON is Parse's error for a line that is not JSON.

@@ -184,10 +184,11 @@ func String(raw []byte) (s string, ok bool) {
 	if plain {
 		return string(inner), true
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
+	var decoded string // its own variable: &s would put s on the heap for plain strings too
+	if err := json.Unmarshal(raw, &decoded); err != nil {
 		return "", false
 	}
-	return s, true
+	return decoded, true
 }
 
 // keyBytes decodes a raw JSON string key without allocating when it has no

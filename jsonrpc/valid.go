@@ -6,8 +6,6 @@ package jsonrpc
 // exactly what encoding/json.Valid accepts (FuzzValid checks that), at
 // several times its speed.
 
-import "encoding/binary"
-
 // maxDepth is the deepest nesting accepted, as in encoding/json.
 const maxDepth = 10000
 
@@ -19,35 +17,17 @@ func Valid(b []byte) bool {
 }
 
 // isPlain reports whether c stands for itself inside a JSON string:
-// neither a quote, nor a backslash, nor a control character. (Arithmetic,
-// not a table: a table is one more thing to fetch into a cold cache.)
+// neither a quote, nor a backslash, nor a control character. (Strings
+// were once read eight bytes at a time; end to end it made no difference:
+// in BenchmarkOverhead, head to head, the build with it added 0.98x the
+// latency of the build without, median of 5 runs.)
 func isPlain(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
-
-// Eight bytes at a time: a word with no quote, backslash or control
-// character is skipped whole (the has-zero-byte tests of "Bit Twiddling
-// Hacks"; exact as a yes/no for the whole word).
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-func plainWord(x uint64) bool {
-	below := (x - ones*0x20) & ^x & highs
-	q := x ^ (ones * '"')
-	quote := (q - ones) & ^q & highs
-	bs := x ^ (ones * '\\')
-	backslash := (bs - ones) & ^bs & highs
-	return below|quote|backslash == 0
-}
 
 // checkString validates the JSON string starting at b[i] (a quote) and
 // returns the offset just past it, and whether it holds an escape.
 func checkString(b []byte, i int) (end int, escaped, ok bool) {
 	i++ // the opening quote
 	for {
-		for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
 		for i < len(b) && isPlain(b[i]) {
 			i++
 		}
