@@ -23,7 +23,10 @@ func (a *Aggregator) routePrompt(_ context.Context, c *call) (target, []byte) {
 }
 
 // routeByName looks the one params.name up in index and splices the
-// child's own name into the params in its place.
+// child's own name into the params in its place, as parts that GoParts
+// joins straight into the line. (Against a copy of params with the name
+// replaced, then a line built from the copy: 0.86x the added latency in
+// BenchmarkOverhead, head to head, median of 5 runs, 0.61-1.00.)
 func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, notFound int) (target, []byte) {
 	name, ok := c.name()
 	if !ok {

@@ -23,9 +23,8 @@ type pipeReader struct {
 	grace time.Duration
 	dead  atomic.Bool // the child has exited: reads are limited to grace
 
-	failed atomic.Bool // err is set: a read need not take mu before then
-	mu     sync.Mutex  // protects err
-	err    error       // sticky error once the pipe is closed
+	mu  sync.Mutex // protects err
+	err error      // sticky error once the pipe is closed
 
 	closeOnce sync.Once
 }
@@ -36,10 +35,12 @@ func newPipeReader(f *os.File, grace time.Duration) *pipeReader {
 
 // Read reads from the pipe. It is meant for one reader at a time.
 func (r *pipeReader) Read(b []byte) (int, error) {
-	if r.failed.Load() {
-		r.mu.Lock()
-		err := r.err
-		r.mu.Unlock()
+	// (An atomic flag in front of this lock made no difference end to end:
+	// BenchmarkOverhead, head to head, 1.0x over 6 runs.)
+	r.mu.Lock()
+	err := r.err
+	r.mu.Unlock()
+	if err != nil {
 		return 0, err
 	}
 	if r.dead.Load() {
@@ -53,7 +54,6 @@ func (r *pipeReader) Read(b []byte) (int, error) {
 		r.mu.Lock()
 		if r.err == nil {
 			r.err = err
-			r.failed.Store(true)
 		}
 		err = r.err
 		r.mu.Unlock()

@@ -96,7 +96,7 @@ type Process struct {
 	stdin  *os.File
 	stdout *pipeReader
 	stderr *pipeReader
-	relay  *relay
+	stderrLog *stderrLog
 
 	stopping atomic.Bool // Stop was called: an exit with status 0 is no error
 
@@ -200,19 +200,19 @@ func Start(spec Spec) (*Process, error) {
 		stderr: newPipeReader(parent[2], grace),
 		done:   make(chan struct{}),
 	}
-	p.relay = newRelay(spec.Key, spec.Stderr)
-	relayDone := make(chan struct{})
+	p.stderrLog = newStderrLog(spec.Key, spec.Stderr)
+	stderrDone := make(chan struct{})
 	go func() {
-		defer close(relayDone)
-		p.relay.run(p.stderr)
+		defer close(stderrDone)
+		p.stderrLog.run(p.stderr)
 	}()
-	go p.wait(relayDone)
+	go p.wait(stderrDone)
 	return p, nil
 }
 
 // wait reaps the child, kills what is left of its group, waits for the
 // stderr relay to finish and then records the outcome and closes done.
-func (p *Process) wait(relayDone <-chan struct{}) {
+func (p *Process) wait(stderrDone <-chan struct{}) {
 	proc := p.cmd.Process
 	// Where the platform can wait for the exit without reaping, kill the
 	// group while the child's pid, which is the group id, is still ours.
@@ -230,14 +230,14 @@ func (p *Process) wait(relayDone <-chan struct{}) {
 	// Reads that find nothing for a grace period from now on give up.
 	p.stdout.exited()
 	p.stderr.exited()
-	<-relayDone
+	<-stderrDone
 	p.stderr.Close()
 
 	state := p.cmd.ProcessState
 	if werr == nil && p.stopping.Load() {
 		p.err = nil
 	} else {
-		ee := &ExitError{Key: p.key, StderrTail: p.relay.tail(), Err: werr}
+		ee := &ExitError{Key: p.key, StderrTail: p.stderrLog.tail(), Err: werr}
 		var xe *exec.ExitError
 		switch {
 		case werr == nil || errors.As(werr, &xe):

@@ -14,9 +14,9 @@ const (
 	tailLineMax = 1024 // bytes kept of each of them
 )
 
-// relay copies a child's stderr to a writer line by line, labelled with the
+// stderrLog copies a child's stderr to a writer line by line, labelled with the
 // server key, and keeps the last lines for ExitError.
-type relay struct {
+type stderrLog struct {
 	prefix string    // "[KEY] "
 	w      io.Writer // nil: discard
 
@@ -24,12 +24,12 @@ type relay struct {
 	lines []string   // the last non-blank lines, oldest first
 }
 
-func newRelay(key string, w io.Writer) *relay {
-	return &relay{prefix: "[" + key + "] ", w: w}
+func newStderrLog(key string, w io.Writer) *stderrLog {
+	return &stderrLog{prefix: "[" + key + "] ", w: w}
 }
 
-// run relays r until it returns an error (io.EOF at the end).
-func (rl *relay) run(r io.Reader) {
+// run copies r until it returns an error (io.EOF at the end).
+func (rl *stderrLog) run(r io.Reader) {
 	br := bufio.NewReaderSize(r, 32<<10)
 	buf := []byte(rl.prefix)
 	for {
@@ -65,7 +65,7 @@ func (rl *relay) run(r io.Reader) {
 
 // keep remembers a line for the tail, cut to tailLineMax bytes; blank lines
 // are not worth a place in an error message.
-func (rl *relay) keep(text []byte) {
+func (rl *stderrLog) keep(text []byte) {
 	if len(bytes.TrimSpace(text)) == 0 {
 		return
 	}
@@ -87,7 +87,7 @@ func (rl *relay) keep(text []byte) {
 }
 
 // tail returns a copy of the last lines.
-func (rl *relay) tail() []string {
+func (rl *stderrLog) tail() []string {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
 	if len(rl.lines) == 0 {
