@@ -93,9 +93,9 @@ type Process struct {
 	grace time.Duration
 	cmd   *exec.Cmd
 
-	stdin  *os.File
-	stdout *pipeReader
-	stderr *pipeReader
+	stdin     *os.File
+	stdout    *pipeReader
+	stderr    *pipeReader
 	stderrLog *stderrLog
 
 	stopping atomic.Bool // Stop was called: an exit with status 0 is no error
