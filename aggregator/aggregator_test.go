@@ -407,3 +407,37 @@ func TestServeStopsItsReaderWhenCancelled(t *testing.T) {
 	}
 	outW.Close()
 }
+
+// TestReadParams: a request's params are read once into what routing
+// needs; a name or uri counts once per member, however its key is
+// escaped, so that a repeated one is refused rather than read two ways.
+func TestReadParams(t *testing.T) {
+	for _, tc := range []struct {
+		params       string
+		name, uri    string // "" when there is not exactly one (a string)
+		object       bool
+		cursor, meta string
+	}{
+		{``, "", "", true, "", ""},
+		{`{"name":"a:x","arguments":{"name":"b"}}`, "a:x", "", true, "", ""},
+		{`{"name":"a:x","\u006eame":"b:y"}`, "", "", true, "", ""},
+		{`{"uri":"x://1","_meta":{"progressToken":7},"cursor":"c"}`, "", "x://1", true, `"c"`, `{"progressToken":7}`},
+		{`{"uri":"x://1","uri":"x://2"}`, "", "", true, "", ""},
+		{`{"name":7}`, "", "", true, "", ""},
+		{`[1]`, "", "", false, "", ""},
+	} {
+		var params []byte
+		if tc.params != "" {
+			params = []byte(tc.params)
+		}
+		c := &call{params: params, p: readParams(params)}
+		name, _ := c.name()
+		uri, _ := c.uriString()
+		if string(name) != tc.name || uri != tc.uri || c.p.object != tc.object || string(c.p.cursor) != tc.cursor || string(c.p.meta) != tc.meta {
+			t.Errorf("%s: name %q uri %q object %v cursor %s meta %s", tc.params, name, uri, c.p.object, c.p.cursor, c.p.meta)
+		}
+		if tc.meta != "" && string(c.p.progressTo) != "7" {
+			t.Errorf("%s: progress token %s", tc.params, c.p.progressTo)
+		}
+	}
+}

@@ -46,21 +46,6 @@ func Member(obj []byte, key string) ([]byte, bool) {
 	return val, found
 }
 
-// UniqueMember returns the offsets in obj of the value of the member named
-// key, when obj has exactly one member of that name (JSON allows repeats;
-// peers disagree on which one counts).
-func UniqueMember(obj []byte, key string) (start, end int, ok bool) {
-	n := 0
-	EachMember(obj, func(k []byte, s, e int) bool {
-		if string(k) == key {
-			start, end = s, e
-			n++
-		}
-		return true
-	})
-	return start, end, n == 1
-}
-
 // StringBytes decodes a raw JSON string like String. For plain ASCII
 // without escapes, the result is a sub-slice of raw and nothing is
 // allocated. ok is false when raw is

@@ -504,29 +504,6 @@ func FuzzRaw(f *testing.F) {
 	})
 }
 
-func TestUniqueMember(t *testing.T) {
-	for _, tc := range []struct {
-		obj  string
-		want string // the value; "" when there is not exactly one
-	}{
-		{`{}`, ""},
-		{`{"a":1}`, "1"},
-		{`{"b":{"a":2}, "a" : [3] }`, "[3]"},
-		{`{"a":1,"b":{"a":2},"a":3}`, ""},
-		{`{"\u0061":1,"a":2}`, ""},
-		{`[1]`, ""},
-	} {
-		start, end, ok := UniqueMember([]byte(tc.obj), "a")
-		got := ""
-		if ok {
-			got = tc.obj[start:end]
-		}
-		if got != tc.want {
-			t.Errorf("UniqueMember(%s) = %q (%v), want %q", tc.obj, got, ok, tc.want)
-		}
-	}
-}
-
 func TestStringBytes(t *testing.T) {
 	for _, tc := range []struct {
 		raw, want string
