@@ -31,10 +31,13 @@
 //
 // # Locks
 //
-// Aggregator.regMu is taken before child.mu (rebuild reads every child's
-// lists). Every other mutex (idTable.mu, call.mu, childRequest.mu,
-// clientSession.mu, clientGate.mu, child.mu otherwise, Aggregator.mu) is a
-// leaf: nothing is called while it is held that could take another.
+// Where two locks nest, the outer one is taken first, in this order:
+// child.refreshing (a refresh rebuilds the registry), Aggregator.regMu,
+// child.mu (rebuild reads every child's lists), Aggregator.mu (drop asks,
+// holding child.mu, whether shutdown has begun). Every other mutex
+// (idTable.mu, sendState.mu, call.localMu, batch.mu, clientSession.mu,
+// clientGate.mu) is a leaf: nothing that takes another lock is called
+// while it is held.
 package aggregator
 
 import (
@@ -84,7 +87,7 @@ type Aggregator struct {
 	progress idTable[progressRoute] // progress tokens handed to the client, by token
 	tokens   atomic.Int64           // the last progress token number handed out
 
-	ctx    context.Context // ends once shutdown has stopped the children
+	ctx    context.Context // ends when shutdown begins
 	cancel context.CancelFunc
 
 	reg    atomic.Pointer[registry]
@@ -178,15 +181,16 @@ func (a *Aggregator) startChildren() {
 	}
 }
 
-// shutdown stops every child at once and waits for them and for every
-// request being served here; then every client request still owed an
-// answer gets an error. Calls in flight are not cancelled: a child that
-// answers them while it stops (its stdin closed) is still heard, and the
-// rest fail, naming the child, when it is gone.
+// shutdown ends the requests being served here, stops every child at once
+// and waits for them; then every client request still owed an answer gets
+// an error. Calls sent to children are not cancelled: a child that answers
+// them while it stops (its stdin closed) is still heard, and the rest
+// fail, naming the child, when it is gone.
 func (a *Aggregator) shutdown() {
 	a.mu.Lock()
 	a.stopping = true
 	a.mu.Unlock()
+	a.cancel()
 	var wg sync.WaitGroup
 	for _, c := range a.children {
 		wg.Add(1)
@@ -196,7 +200,6 @@ func (a *Aggregator) shutdown() {
 		}()
 	}
 	wg.Wait()
-	a.cancel()
 	a.handlers.Wait()
 	for _, c := range a.client.inflight.takeAll() {
 		c.write(errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error()))

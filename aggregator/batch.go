@@ -11,9 +11,21 @@ import (
 type batch struct {
 	a *Aggregator
 
+	ids map[string]bool // the request ids of its elements, read so far; reader goroutine only
+
 	mu      sync.Mutex // protects the fields below
 	replies [][]byte   // by element; nil: nothing to say
 	owed    int        // answers not in yet, plus one while elements are read
+}
+
+// claim records the id of an element and reports false when an earlier
+// element had it, whether that one is in flight or was answered at once.
+func (b *batch) claim(id string) bool {
+	if b.ids[id] {
+		return false
+	}
+	b.ids[id] = true
+	return true
 }
 
 // clientBatch serves a batch of the client. Each element takes the route a
@@ -26,14 +38,17 @@ func (a *Aggregator) clientBatch(elems [][]byte) {
 		a.client.conn.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch"))
 		return
 	}
-	b := &batch{a: a, replies: make([][]byte, len(elems)), owed: 1}
+	b := &batch{a: a, ids: make(map[string]bool), replies: make([][]byte, len(elems)), owed: 1}
 	var calls []*call
 	for i, e := range elems {
 		m, err := jsonrpc.Parse(e)
 		switch {
 		case err != nil:
-			b.owe()
-			b.put(i, invalidLine(m, err))
+			a.client.conn.Broken(m, err)
+			if reply := a.invalidReply(e, m, err); reply != nil {
+				b.owe()
+				b.put(i, reply)
+			}
 		case m.IsResponse():
 			a.client.conn.Deliver(m)
 		case m.IsNotification():

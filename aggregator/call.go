@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -23,8 +24,10 @@ type call struct {
 
 	child *child // the child serving it; set before it is sent there
 
-	sendState                         // its id at the child, the client's cancel
-	stopLocal context.CancelCauseFunc // while it is routed or served here; guarded by sendState.mu
+	sendState // its id at the child, the client's cancel
+
+	localMu   sync.Mutex              // protects stopLocal
+	stopLocal context.CancelCauseFunc // while it is routed or served here
 }
 
 // paramsView is what routing needs from a request's params, read in one
@@ -107,13 +110,8 @@ func (c *call) answer(line []byte) {
 	if !c.a.client.inflight.remove(c.key, c) {
 		return
 	}
-	if line == nil {
-		c.mu.Lock()
-		cancelled := c.cancelled != nil
-		c.mu.Unlock()
-		if !cancelled {
-			line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
-		}
+	if line == nil && !c.isCancelled() {
+		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
 	}
 	c.write(line)
 }
@@ -134,13 +132,13 @@ func (c *call) write(line []byte) {
 // client's cancel ends, and returns it with the function that releases it.
 func (c *call) local(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	c.mu.Lock()
+	c.localMu.Lock()
 	c.stopLocal = cancel
-	c.mu.Unlock()
+	c.localMu.Unlock()
 	return ctx, func() {
-		c.mu.Lock()
+		c.localMu.Lock()
 		c.stopLocal = nil
-		c.mu.Unlock()
+		c.localMu.Unlock()
 		cancel(nil)
 	}
 }
@@ -149,9 +147,9 @@ func (c *call) local(parent context.Context) (context.Context, func()) {
 // served here stops; a call sent to a child is forgotten and the child is
 // told, under its own id; a call being sent is cancelled as soon as it is.
 func (c *call) cancel(cause error) {
-	c.mu.Lock()
+	c.localMu.Lock()
 	stop := c.stopLocal
-	c.mu.Unlock()
+	c.localMu.Unlock()
 	if stop != nil {
 		stop(cause)
 	}

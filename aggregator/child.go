@@ -179,7 +179,9 @@ func (c *child) drop(err error) {
 	}
 	if c.conn != nil {
 		c.conn.Close(err)
-		go c.proc.Stop() // reap it and whatever is left of its group
+		// Reap it and whatever is left of its group; refused only once
+		// shutdown has begun, which stops it too.
+		c.a.goServe(func() { c.proc.Stop() })
 	}
 	c.markInited()
 	c.markReady()
@@ -198,8 +200,8 @@ func (c *child) drop(err error) {
 func (c *child) markInited() { c.once.inited.Do(func() { close(c.inited) }) }
 func (c *child) markReady()  { c.once.ready.Do(func() { close(c.ready) }) }
 
-// stop stops the child at shutdown and waits until it is gone and its
-// reader has delivered its last answers.
+// stop stops the child at shutdown and waits until it is gone, its reader
+// has delivered its last answers and its connection writes no more.
 func (c *child) stop() {
 	<-c.spawned
 	if c.proc == nil {
@@ -209,6 +211,7 @@ func (c *child) stop() {
 	c.proc.Stop()
 	<-c.gone
 	<-c.unread
+	c.conn.WaitWrites() // the process is gone: a write still waiting fails
 }
 
 // lost is the error to give the client for a call that the child could not

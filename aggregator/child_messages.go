@@ -76,16 +76,17 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		return
 	}
 	r := &childRequest{c: c, id: m.ID, key: string(m.ID)}
+	params, token := c.a.remapProgressToken(c, m.Params)
+	r.token = token // before r is in the table, where drop may take it
 	if !c.incoming.add(r.key, r) {
+		r.forgetToken()
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+r.key+" is already used by a request in flight"))
 		return
 	}
-	if c.dropped() { // meanwhile: its table was emptied
-		c.incoming.remove(r.key, r)
+	if c.dropped() && c.incoming.remove(r.key, r) { // dropped meanwhile, after its table was emptied
+		r.forgetToken()
 		return
 	}
-	params := m.Params
-	params, r.token = c.a.remapProgressToken(c, params)
 	id, err := up.GoParts(m.Method, r, params)
 	if err != nil {
 		r.Answered(nil, err)

@@ -69,7 +69,7 @@ func (a *Aggregator) clientRequest(m *jsonrpc.Message) {
 // and returns nil, an id in use and what needs no child.
 func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 	c := newCall(a, m, b, slot)
-	if !a.client.inflight.add(c.key, c) {
+	if b != nil && !b.claim(c.key) || !a.client.inflight.add(c.key, c) {
 		c.write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+c.key+" is already used by a request in flight"))
 		return nil
 	}
@@ -88,6 +88,10 @@ func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 // the method is quick (and the children are ready), else on a goroutine of
 // its own, which the client's cancel can stop.
 func (a *Aggregator) serve(c *call) {
+	if c.isCancelled() { // by a notification later in its batch
+		c.answer(nil)
+		return
+	}
 	if c.spec.quick && (c.spec.early || a.ready.Load()) {
 		a.run(a.ctx, c)
 		return
@@ -117,10 +121,10 @@ func (a *Aggregator) refuse(c *call) []byte {
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
 	case c.spec.early:
 		return nil
-	case !c.p.object:
-		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params must be an object")
 	case !a.client.state().received:
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+c.method+" before initialize")
+	case !c.p.object:
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params must be an object")
 	}
 	return nil
 }
@@ -142,11 +146,21 @@ func (a *Aggregator) run(ctx context.Context, c *call) {
 
 // clientInvalid answers a line of the client that is not a valid message.
 func (a *Aggregator) clientInvalid(line []byte, m *jsonrpc.Message, err error) {
-	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, clipLine(line))
-	if m != nil && (m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil) || isBrokenNotification(line, m)) {
-		return // a broken answer or a broken notification: nothing to answer
+	if reply := a.invalidReply(line, m, err); reply != nil {
+		a.client.conn.Write(reply)
 	}
-	a.client.conn.Write(invalidLine(m, err))
+}
+
+// invalidReply logs a message of the client that is not valid (on a line
+// of its own or in a batch) and returns its answer; nil for a broken
+// answer (which the client's connection has taken: Conn.Broken) or a
+// broken notification, which get none.
+func (a *Aggregator) invalidReply(msg []byte, m *jsonrpc.Message, err error) []byte {
+	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, clipLine(msg))
+	if m != nil && (m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil) || isBrokenNotification(msg, m)) {
+		return nil
+	}
+	return invalidLine(m, err)
 }
 
 // isBrokenNotification reports whether an invalid message was meant as a

@@ -33,7 +33,12 @@ func (a *Aggregator) forward(c *call, t target) {
 	c.child = t.child
 	id, err := t.child.conn.GoParts(c.method, c, params...)
 	if err != nil {
-		c.Answered(nil, err)
+		// The child's connection is closed: saying why may wait for the
+		// child's end (child.lost), which must not hold up the client's
+		// reader.
+		if !a.goServe(func() { c.Answered(nil, err) }) {
+			c.Answered(nil, err)
+		}
 		return
 	}
 	if cancelled := c.sent(id); cancelled != nil {

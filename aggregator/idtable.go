@@ -109,9 +109,16 @@ func (t *idTable[E]) waitEmpty(grace time.Duration) {
 // racing its sending needs: the id it was sent under and the cancel,
 // whichever comes first; the other side acts on both.
 type sendState struct {
-	mu        sync.Mutex // protects the fields below, and those of the embedding type that say so
+	mu        sync.Mutex // protects the fields below
 	sentID    []byte     // its id on the other peer's connection, once sent
 	cancelled error      // the cancel, once it came
+}
+
+// isCancelled reports whether the cancel came.
+func (s *sendState) isCancelled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelled != nil
 }
 
 // sent records the id the request went under and returns the cancel that

@@ -92,6 +92,9 @@ func (a *Aggregator) routeCompletion(ctx context.Context, c *call) (target, []by
 		if owner := a.resourceOwner(ctx, uri); owner != nil {
 			return to(owner, c.params), nil
 		}
+		if ctx.Err() != nil {
+			return target{}, nil
+		}
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Resource template not found: "+uri)
 	}
 	return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: params.ref.type must be \"ref/prompt\" or \"ref/resource\", not %q", kind))

@@ -48,12 +48,12 @@ type Conn struct {
 	r    io.Reader
 	opts Options
 
-	wmu      sync.Mutex // protects w, queue, flushing and werr
-	w        io.Writer
-	queue    [][]byte                  // with Options.Queue: lines waiting for the flusher
-	flushing bool                      // a flusher goroutine is writing the queue
-	werr     error                     // with Options.Queue: the error that stopped writing
-	direct   func([]byte) (int, error) // with Options.Queue: a write that never blocks, if w allows
+	wmu       sync.Mutex // protects w, queue, flushDone and werr
+	w         io.Writer
+	queue     [][]byte                  // with Options.Queue: lines waiting for the flusher
+	flushDone chan struct{}             // while a flusher goroutine writes the queue: closed when it stops
+	werr      error                     // with Options.Queue: the error that stopped writing
+	direct    func([]byte) (int, error) // with Options.Queue: a write that never blocks, if w allows
 
 	lastID atomic.Int64
 
@@ -111,12 +111,7 @@ func (c *Conn) dispatch(line []byte) {
 	}
 	m, err := Parse(line)
 	if err != nil {
-		if m != nil && m.Method == "" && m.ID != nil {
-			// A broken answer to a pending call still ends that call.
-			if w, ok := c.take(m.ID); ok {
-				w.Answered(nil, fmt.Errorf("invalid answer to request %s: %w", m.ID, err))
-			}
-		}
+		c.Broken(m, err)
 		c.invalid(line, m, err)
 		return
 	}
@@ -162,6 +157,19 @@ type AnswerFunc func(resp *Message, err error)
 
 // Answered calls f.
 func (f AnswerFunc) Answered(resp *Message, err error) { f(resp, err) }
+
+// Broken takes a message that Parse refused with err (m as Parse returned
+// it): a broken answer to a pending call still ends that call, with an
+// error saying why. Run calls it for every line; a caller that parses
+// messages elsewhere (inside a batch) calls it too.
+func (c *Conn) Broken(m *Message, err error) {
+	if m == nil || m.Method != "" || m.ID == nil {
+		return
+	}
+	if w, ok := c.take(m.ID); ok {
+		w.Answered(nil, fmt.Errorf("invalid answer to request %s: %w", m.ID, err))
+	}
+}
 
 // Go sends a request with a fresh id and returns the id; done gets the
 // answer as Waiter.Answered says. When Go fails, done is not called.
@@ -287,7 +295,7 @@ func (c *Conn) Write(line []byte) error {
 	if c.werr != nil {
 		return c.werr
 	}
-	if !c.flushing {
+	if c.flushDone == nil {
 		if c.direct != nil {
 			n, err := c.direct(line)
 			if err != nil {
@@ -299,7 +307,7 @@ func (c *Conn) Write(line []byte) error {
 			}
 			line = line[n:]
 		}
-		c.flushing = true
+		c.flushDone = make(chan struct{})
 		go c.flush()
 	}
 	c.queue = append(c.queue, line)
@@ -313,7 +321,8 @@ func (c *Conn) flush() {
 		lines := c.queue
 		c.queue = nil
 		if len(lines) == 0 || c.werr != nil {
-			c.flushing = false
+			close(c.flushDone)
+			c.flushDone = nil
 			c.wmu.Unlock()
 			return
 		}
@@ -326,6 +335,18 @@ func (c *Conn) flush() {
 				break
 			}
 		}
+	}
+}
+
+// WaitWrites waits until the goroutine that writes queued lines (with
+// Options.Queue), if one is writing, has stopped: because the queue is
+// empty or a write failed. Closing the writer ends a write that waits.
+func (c *Conn) WaitWrites() {
+	c.wmu.Lock()
+	done := c.flushDone
+	c.wmu.Unlock()
+	if done != nil {
+		<-done
 	}
 }
 

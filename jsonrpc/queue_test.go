@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestQueuedWritesNeverBlock writes far more than a pipe holds to peers
@@ -85,5 +87,33 @@ func TestBrokenAnswerEndsTheCall(t *testing.T) {
 				t.Fatalf("Call = %v, %v; want an invalid-answer error", r.m, r.err)
 			}
 		})
+	}
+}
+
+// TestWaitWritesWaitsForTheFlusher: WaitWrites returns once the goroutine
+// writing queued lines has stopped, here because the writer was closed
+// under a write that waited.
+func TestWaitWritesWaitsForTheFlusher(t *testing.T) {
+	pr, pw := io.Pipe() // not a file: every line goes through the flusher
+	c := NewConn(strings.NewReader(""), pw, Options{Queue: true})
+	c.WaitWrites() // nothing written: returns at once
+	if err := c.Write([]byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	go func() {
+		c.WaitWrites()
+		close(waited)
+	}()
+	select {
+	case <-waited:
+		t.Fatal("WaitWrites returned while a line was being written")
+	default:
+	}
+	pr.CloseWithError(errors.New("reader gone"))
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("WaitWrites did not return after the write failed")
 	}
 }

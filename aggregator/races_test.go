@@ -1,0 +1,238 @@
+package aggregator
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// TestChildDroppedWhileItsRequestIsRelayed: a child dropped while its
+// reader relays a request with a progress token leaves no progress route
+// behind, whichever comes first (and under -race, no race on the token).
+func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
+	m, err := jsonrpc.Parse([]byte(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"_meta":{"progressToken":7}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 500; i++ {
+		a := New(Options{Name: "agg", Separator: ":", Servers: []config.Server{{Key: "k", Command: "fake"}}})
+		a.client.conn = jsonrpc.NewConn(nil, io.Discard, jsonrpc.Options{})
+		a.client.begin(LatestVersion, parseClientCapabilities([]byte(`{"sampling":{}}`)))
+		c := a.children[0]
+		proc := startFake(func(string, []byte) string { return "" })
+		c.proc = proc
+		c.conn = jsonrpc.NewConn(nil, io.Discard, jsonrpc.Options{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); c.relayToClient(m) }()
+		go func() { defer wg.Done(); c.drop(errors.New("gone")) }()
+		wg.Wait()
+		a.handlers.Wait() // the process reaped
+		proc.Stop()
+		if n := len(a.progress.takeAll()); n > 0 {
+			t.Fatalf("run %d: %d progress routes left behind by a dropped child", i, n)
+		}
+	}
+}
+
+// samplingChild is a child with one tool, ask, that asks the client for
+// sampling when called; the answers it gets go to got.
+func samplingChild(got chan<- string) *fakeProcess {
+	p := &fakeProcess{done: make(chan struct{})}
+	p.stdinR, p.stdinW = io.Pipe()
+	p.stdoutR, p.stdoutW = io.Pipe()
+	go func() {
+		defer p.Stop()
+		br := bufio.NewReader(p.stdinR)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			m, err := jsonrpc.Parse(line)
+			switch {
+			case err != nil || m.IsNotification():
+				continue
+			case m.IsResponse():
+				got <- string(line)
+				continue
+			case m.Method == "tools/call":
+				p.stdoutW.Write([]byte(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
+				continue
+			}
+			result := `{}`
+			switch m.Method {
+			case "initialize":
+				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`
+			case "tools/list":
+				result = `{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`
+			}
+			p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+		}
+	}()
+	return p
+}
+
+// TestBrokenAnswerToAChildRequestEndsIt: the client's broken answer to a
+// child's request ends that request (the child gets an error) on a line
+// of its own and inside a batch alike, and gets no answer itself.
+func TestBrokenAnswerToAChildRequestEndsIt(t *testing.T) {
+	for _, inBatch := range []bool{false, true} {
+		got := make(chan string, 10)
+		send, read, _ := serveFakesWith(t, func(config.Server) (Process, error) { return samplingChild(got), nil }, "s")
+		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
+		read()
+		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"s:ask"}}`)
+		m, err := jsonrpc.Parse([]byte(read())) // the sampling request, under our id
+		if err != nil || m.Method != "sampling/createMessage" {
+			t.Fatalf("expected the child's sampling request, got %v %v", m, err)
+		}
+		broken := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{},"error":{"code":1,"message":"x"}}`
+		if inBatch {
+			broken = "[" + broken + "]"
+		}
+		send(broken)
+		send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+		if line := read(); !strings.Contains(line, `"id":"after"`) {
+			t.Errorf("batch %v: the broken answer was answered: %s", inBatch, line)
+		}
+		select {
+		case answer := <-got:
+			if !strings.Contains(answer, `"id":"s1"`) || !strings.Contains(answer, `"code":-32603`) {
+				t.Errorf("batch %v: the child got %s", inBatch, answer)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("batch %v: the child's request was never ended", inBatch)
+		}
+	}
+}
+
+// TestCallToAChildWhoseOutputEndedDoesNotStallTheReader: a tools/call to a
+// child whose stdout has ended, before the child is dropped, fails without
+// holding up the client's reader while the aggregator learns how the
+// child ended: a ping read after it is answered first.
+func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
+	var fake *fakeProcess
+	var a *Aggregator
+	send, read, _ := serveFakesWith(t, func(config.Server) (Process, error) {
+		fake = startFake(transcriptChild("alpha"))
+		return fake, nil
+	}, "alpha", func(agg *Aggregator) { a = agg })
+	send(initLine)
+	read()
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	read()
+	fake.stdoutW.Close() // its output ends; the process lives on
+	<-a.children[0].conn.Done()
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"alpha:echo","arguments":{}}}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if line := read(); line != `{"jsonrpc":"2.0","id":4,"result":{}}` {
+		t.Fatalf("first answer %s, want the ping's", line)
+	}
+	if line := read(); !strings.Contains(line, `"id":3,"error"`) || !strings.Contains(line, `server \"alpha\"`) {
+		t.Fatalf("the call: %s", line)
+	}
+}
+
+// TestShutdownAnswersARequestServedHere: a request served here when the
+// client closes its input (a resources/read refreshing the lists for a URI
+// nobody listed) gets the shutdown error, not a wrong "not found".
+func TestShutdownAnswersARequestServedHere(t *testing.T) {
+	var mu sync.Mutex
+	lists := 0
+	child := func(method string, params []byte) string {
+		switch method {
+		case "initialize":
+			return `{"protocolVersion":"2025-11-25","capabilities":{"resources":{}},"serverInfo":{"name":"r","version":"1"}}`
+		case "resources/list":
+			mu.Lock()
+			defer mu.Unlock()
+			if lists++; lists > 1 {
+				return "" // the refresh never ends
+			}
+			return `{"resources":[]}`
+		case "resources/templates/list":
+			return `{"resourceTemplates":[]}`
+		}
+		return `{"tools":[]}`
+	}
+	send, read, closeInput := serveFakesWith(t, func(config.Server) (Process, error) { return startFake(child), nil }, "r")
+	send(initLine)
+	read()
+	send(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x://nobody"}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	read() // the ping: the read is being served
+	closeInput()
+	if line := read(); line != `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"mcp-simple-aggregator is shutting down"}}` {
+		t.Fatalf("at shutdown: %s", line)
+	}
+}
+
+// serveFakesWith runs an aggregator over children made by start, one per
+// key; it returns functions that send a client line, read the next line
+// and close the client's input. A func(*Aggregator) among the options is
+// given the aggregator.
+func serveFakesWith(t *testing.T, start func(config.Server) (Process, error), key string, options ...func(*Aggregator)) (send func(string), read func() string, closeInput func()) {
+	t.Helper()
+	a := New(Options{Name: "agg", Version: "test", Separator: ":", Servers: []config.Server{{Key: key, Command: "fake"}}, Start: start})
+	for _, o := range options {
+		o(a)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		a.Serve(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReader(outR)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- strings.TrimSuffix(l, "\n")
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-served:
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not return after its input closed")
+		}
+	})
+	send = func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read = func() string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the output ended")
+			}
+			return l
+		case <-time.After(10 * time.Second):
+			t.Fatal("no line within 10 s")
+		}
+		return ""
+	}
+	return send, read, func() { inW.Close() }
+}
