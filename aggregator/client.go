@@ -88,7 +88,7 @@ func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 // the method is quick (and the children are ready), else on a goroutine of
 // its own, which the client's cancel can stop.
 func (a *Aggregator) serve(c *call) {
-	if c.isCancelled() { // by a notification later in its batch
+	if c.batch != nil && c.isCancelled() { // by a notification later in its batch
 		c.answer(nil)
 		return
 	}
