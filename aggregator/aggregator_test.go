@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -81,108 +80,32 @@ func toolServer(tools ...string) func(string, []byte) string {
 	}
 }
 
-// serveFakes runs an aggregator over fakes and returns a function sending a
-// line and reading the next, plus the log.
-func serveFakes(t testing.TB, sep string, fakes map[string]func(string, []byte) string, keys ...string) (func(string) string, *bytes.Buffer) {
-	t.Helper()
-	send, read, log := serveFakesRaw(t, sep, fakes, keys...)
-	exchange := func(line string) string {
-		t.Helper()
-		send(line)
-		return read()
-	}
-	return exchange, log
-}
-
-// serveFakesRaw is serveFakes with sending a line and reading one apart.
-func serveFakesRaw(t testing.TB, sep string, fakes map[string]func(string, []byte) string, keys ...string) (send func(string), read func() string, log *bytes.Buffer) {
-	t.Helper()
-	var servers []config.Server
-	for _, k := range keys {
-		servers = append(servers, config.Server{Key: k, Command: "fake"})
-	}
-	var logBuf syncBuffer
-	a := New(Options{
-		Name: "agg", Version: "test", Separator: sep, Servers: servers,
-		Log: NewLogger(&logBuf, "", false),
-		Start: func(s config.Server) (Process, error) {
-			return startFake(fakes[s.Key]), nil
-		},
-	})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(context.Background(), inR, outW) }()
-	br := bufio.NewReader(outR)
-	t.Cleanup(func() {
-		inW.Close()
-		go io.Copy(io.Discard, outR)
-		select {
-		case <-served:
-		case <-time.After(10 * time.Second):
-			t.Error("Serve did not return after its input closed")
-		}
-	})
-	send = func(line string) {
-		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read = func() string {
-		t.Helper()
-		got, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(got, "\n")
-	}
-	return send, read, &logBuf.buf
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
 
 func TestNameCollisionFirstInConfigOrderWins(t *testing.T) {
 	// With separator "__", key "a" + tool "_x" and key "a_" + tool "x" both
 	// make "a___x".
-	exchange, log := serveFakes(t, "__", map[string]func(string, []byte) string{
+	h := serveFakes(t, "__", map[string]func(string, []byte) string{
 		"a":  toolServer(`{"name":"_x","description":"from a"}`),
 		"a_": toolServer(`{"name":"x","description":"from a_"}`, `{"name":"y"}`),
 	}, "a", "a_")
-	exchange(initLine)
-	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	h.exchange(initLine)
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a___x","description":"from a"},{"name":"a___y"}]}}`
 	if got != want {
 		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
 	}
-	if !strings.Contains(log.String(), `tool "a___x" of server "a_" is hidden by the same name from server "a"`) {
-		t.Fatalf("no collision warning in log:\n%s", log)
+	if !strings.Contains(h.log.String(), `tool "a___x" of server "a_" is hidden by the same name from server "a"`) {
+		t.Fatalf("no collision warning in log:\n%s", h.log.String())
 	}
 }
 
 func TestPrefixedNameKeepsTheChildsEscapes(t *testing.T) {
-	exchange, _ := serveFakes(t, ":", map[string]func(string, []byte) string{
+	h := serveFakes(t, ":", map[string]func(string, []byte) string{
 		"k": toolServer(`{ "name" : "caf\u00e9\"q" , "x":1}`),
 	}, "k")
-	exchange(initLine)
-	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	h.exchange(initLine)
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{ "name" : "k:caf\u00e9\"q" , "x":1}]}}`
 	if got != want {
 		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
@@ -207,17 +130,17 @@ func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
 			return pages[cursor]
 		}
 	}
-	exchange, log := serveFakes(t, ":", map[string]func(string, []byte) string{
+	h := serveFakes(t, ":", map[string]func(string, []byte) string{
 		"paged": paged(false), "loops": paged(true),
 	}, "paged", "loops")
-	exchange(initLine)
-	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	h.exchange(initLine)
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"paged:a"},{"name":"paged:b"},{"name":"paged:c"}]}}`
 	if got != want {
 		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
 	}
-	if !strings.Contains(log.String(), `server "loops" repeated the cursor "p2" in tools/list`) {
-		t.Fatalf("looping child not reported:\n%s", log)
+	if !strings.Contains(h.log.String(), `server "loops" repeated the cursor "p2" in tools/list`) {
+		t.Fatalf("looping child not reported:\n%s", h.log.String())
 	}
 }
 
@@ -314,13 +237,13 @@ func TestResourceReadRefreshesListsOnceForAnUnknownURI(t *testing.T) {
 		}
 		return `{}`
 	}
-	exchange, _ := serveFakes(t, ":", map[string]func(string, []byte) string{"r": fake}, "r")
-	exchange(initLine)
-	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x://new"}}`)
+	h := serveFakes(t, ":", map[string]func(string, []byte) string{"r": fake}, "r")
+	h.exchange(initLine)
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x://new"}}`)
 	if want := `{"jsonrpc":"2.0","id":2,"result":{"contents":[{"uri":"x://new","text":"fresh"}]}}`; got != want {
 		t.Fatalf("resources/read of a resource listed after start-up:\n got %s\nwant %s", got, want)
 	}
-	got = exchange(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"x://none"}}`)
+	got = h.exchange(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"x://none"}}`)
 	if !strings.Contains(got, `"code":-32002`) {
 		t.Fatalf("unknown URI: %s", got)
 	}
@@ -332,7 +255,8 @@ func TestResourceReadRefreshesListsOnceForAnUnknownURI(t *testing.T) {
 // sent (no answer then) or not yet (the call is answered); under -race,
 // neither may touch the call's child id unsynchronised.
 func TestCancelInABatchRacingItsCall(t *testing.T) {
-	send, read, _ := serveFakesRaw(t, ":", echoFake, "alpha")
+	h := serveFakes(t, ":", echoFake, "alpha")
+	send, read := h.send, h.read
 	send(initLine)
 	read()
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)

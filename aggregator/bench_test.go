@@ -9,7 +9,7 @@ import (
 // per call (allocations above all); the e2e benchmarks measure the
 // latency over real pipes.
 func BenchmarkToolsCall(b *testing.B) {
-	exchange, _ := serveFakes(b, ":", echoFake, "alpha")
+	exchange := serveFakes(b, ":", echoFake, "alpha").exchange
 	exchange(initLine)
 	exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	line := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"alpha:echo","arguments":{"text":"hello"}}}`

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"strings"
@@ -87,7 +86,8 @@ func samplingChild(got chan<- string) *fakeProcess {
 func TestBrokenAnswerToAChildRequestEndsIt(t *testing.T) {
 	for _, inBatch := range []bool{false, true} {
 		got := make(chan string, 10)
-		send, read, _ := serveFakesWith(t, func(config.Server) (Process, error) { return samplingChild(got), nil }, "s")
+		h := serve(t, ":", func(config.Server) (Process, error) { return samplingChild(got), nil }, "s")
+		send, read := h.send, h.read
 		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 		read()
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -122,17 +122,17 @@ func TestBrokenAnswerToAChildRequestEndsIt(t *testing.T) {
 // child ended: a ping read after it is answered first.
 func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
 	var fake *fakeProcess
-	var a *Aggregator
-	send, read, _ := serveFakesWith(t, func(config.Server) (Process, error) {
+	h := serve(t, ":", func(config.Server) (Process, error) {
 		fake = startFake(transcriptChild("alpha"))
 		return fake, nil
-	}, "alpha", func(agg *Aggregator) { a = agg })
+	}, "alpha")
+	send, read := h.send, h.read
 	send(initLine)
 	read()
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	read()
 	fake.stdoutW.Close() // its output ends; the process lives on
-	<-a.children[0].conn.Done()
+	<-h.a.children[0].conn.Done()
 	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"alpha:echo","arguments":{}}}`)
 	send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	if line := read(); line != `{"jsonrpc":"2.0","id":4,"result":{}}` {
@@ -165,7 +165,8 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 		}
 		return `{"tools":[]}`
 	}
-	send, read, closeInput := serveFakesWith(t, func(config.Server) (Process, error) { return startFake(child), nil }, "r")
+	h := serve(t, ":", func(config.Server) (Process, error) { return startFake(child), nil }, "r")
+	send, read, closeInput := h.send, h.read, h.closeInput
 	send(initLine)
 	read()
 	send(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x://nobody"}}`)
@@ -175,64 +176,4 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 	if line := read(); line != `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"mcp-simple-aggregator is shutting down"}}` {
 		t.Fatalf("at shutdown: %s", line)
 	}
-}
-
-// serveFakesWith runs an aggregator over children made by start, one per
-// key; it returns functions that send a client line, read the next line
-// and close the client's input. A func(*Aggregator) among the options is
-// given the aggregator.
-func serveFakesWith(t *testing.T, start func(config.Server) (Process, error), key string, options ...func(*Aggregator)) (send func(string), read func() string, closeInput func()) {
-	t.Helper()
-	a := New(Options{Name: "agg", Version: "test", Separator: ":", Servers: []config.Server{{Key: key, Command: "fake"}}, Start: start})
-	for _, o := range options {
-		o(a)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		a.Serve(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	lines := make(chan string, 100)
-	go func() {
-		defer close(lines)
-		br := bufio.NewReader(outR)
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			lines <- strings.TrimSuffix(l, "\n")
-		}
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		select {
-		case <-served:
-		case <-time.After(10 * time.Second):
-			t.Error("Serve did not return after its input closed")
-		}
-	})
-	send = func(line string) {
-		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read = func() string {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("the output ended")
-			}
-			return l
-		case <-time.After(10 * time.Second):
-			t.Fatal("no line within 10 s")
-		}
-		return ""
-	}
-	return send, read, func() { inW.Close() }
 }

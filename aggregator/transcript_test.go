@@ -1,18 +1,13 @@
 package aggregator
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -21,8 +16,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the expected lines of testdata/*.jsonl with what the aggregator sent")
 
 // TestTranscripts drives the aggregator over pipes, as its client, through
-// the transcripts in testdata/*.jsonl, against the children of
-// transcriptChildren. A transcript is a list of steps:
+// the transcripts in testdata/*.jsonl, against two children, alpha and
+// beta, made by transcriptChild. A transcript is a list of steps:
 //
 //	# a comment
 //	> LINE    the client sends LINE
@@ -79,14 +74,14 @@ func readTranscript(t *testing.T, file string) (steps []step, trailer []string) 
 
 func runTranscript(t *testing.T, file string) {
 	steps, trailer := readTranscript(t, file)
-	in, out := serveTranscriptChildren(t)
+	h := serve(t, ":", func(s config.Server) (Process, error) { return startFake(transcriptChild(s.Key)), nil }, "alpha", "beta")
 	closed := false
 	for i := range steps {
 		s := &steps[i]
 		if s.send == "EOF" {
-			in.Close()
+			h.closeInput()
 			closed = true
-			got := out.rest(t)
+			got := h.rest()
 			sort.Strings(got)
 			if !*update && !equalLines(got, s.expect) {
 				t.Fatalf("%s: after > EOF:\n got %s\nwant %s", file, strings.Join(got, "\n    "), strings.Join(s.expect, "\n     "))
@@ -94,11 +89,9 @@ func runTranscript(t *testing.T, file string) {
 			s.expect = got
 			continue
 		}
-		if _, err := io.WriteString(in, s.send+"\n"); err != nil {
-			t.Fatalf("%s: sending %s: %v", file, s.send, err)
-		}
+		h.send(s.send)
 		for j, want := range s.expect {
-			got := out.line(t)
+			got := h.read()
 			if !*update && got != want {
 				t.Fatalf("%s: after > %s\nline %d:\n got %s\nwant %s", file, s.send, j+1, got, want)
 			}
@@ -106,8 +99,8 @@ func runTranscript(t *testing.T, file string) {
 		}
 	}
 	if !closed {
-		in.Close()
-		if extra := out.rest(t); len(extra) > 0 && !*update {
+		h.closeInput()
+		if extra := h.rest(); len(extra) > 0 && !*update {
 			t.Fatalf("%s: lines after the last step: %s", file, strings.Join(extra, "\n"))
 		}
 	}
@@ -137,92 +130,6 @@ func writeTranscript(t *testing.T, file string, steps []step, trailer []string) 
 	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// transcriptOutput reads the aggregator's output line by line, with a
-// deadlock watchdog.
-type transcriptOutput struct {
-	lines chan string
-	ended chan struct{}
-}
-
-func (o *transcriptOutput) line(t *testing.T) string {
-	t.Helper()
-	select {
-	case l, ok := <-o.lines:
-		if !ok {
-			t.Fatal("the output ended")
-		}
-		return l
-	case <-time.After(10 * time.Second):
-		t.Fatal("no line from the aggregator within 10 s")
-	}
-	return ""
-}
-
-// rest reads every line up to the end of the output.
-func (o *transcriptOutput) rest(t *testing.T) []string {
-	t.Helper()
-	var got []string
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case l, ok := <-o.lines:
-			if !ok {
-				return got
-			}
-			got = append(got, l)
-		case <-timeout:
-			t.Fatal("the output did not end within 10 s")
-		}
-	}
-}
-
-// serveTranscriptChildren runs an aggregator over transcriptChildren and
-// returns the client's input and output.
-func serveTranscriptChildren(t *testing.T) (io.WriteCloser, *transcriptOutput) {
-	var servers []config.Server
-	for _, k := range []string{"alpha", "beta"} {
-		servers = append(servers, config.Server{Key: k, Command: "fake"})
-	}
-	a := New(Options{
-		Name: "agg", Version: "test", Separator: ":", Servers: servers,
-		Start: func(s config.Server) (Process, error) {
-			return startFake(transcriptChild(s.Key)), nil
-		},
-	})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- a.Serve(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	out := &transcriptOutput{lines: make(chan string, 100)}
-	go func() {
-		defer close(out.lines)
-		br := bufio.NewReader(outR)
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			out.lines <- strings.TrimSuffix(l, "\n")
-		}
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		go io.Copy(io.Discard, outR)
-		select {
-		case err := <-served:
-			if err != nil && !errors.Is(err, io.ErrClosedPipe) {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("Serve did not return after its input closed")
-		}
-	})
-	return inW, out
 }
 
 // transcriptChild is a scripted child named key: tools echo (answers with

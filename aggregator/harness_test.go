@@ -1,0 +1,143 @@
+package aggregator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+)
+
+// harness is an aggregator served over pipes in process, driven as its
+// client, with a deadlock watchdog on every read.
+type harness struct {
+	t     testing.TB
+	a     *Aggregator
+	in    *io.PipeWriter
+	lines chan string // the aggregator's output, line by line; closed at its end
+	log   syncBuffer
+}
+
+// serve runs an aggregator over one child per key, made by start, with
+// sep between key and name.
+func serve(t testing.TB, sep string, start func(config.Server) (Process, error), keys ...string) *harness {
+	t.Helper()
+	var servers []config.Server
+	for _, k := range keys {
+		servers = append(servers, config.Server{Key: k, Command: "fake"})
+	}
+	h := &harness{t: t, lines: make(chan string, 100)}
+	h.a = New(Options{Name: "agg", Version: "test", Separator: sep, Servers: servers, Log: NewLogger(&h.log, "", false), Start: start})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	h.in = inW
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		h.a.Serve(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	go func() {
+		defer close(h.lines)
+		br := bufio.NewReader(outR)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			h.lines <- strings.TrimSuffix(l, "\n")
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		go func() {
+			for range h.lines {
+			}
+		}()
+		select {
+		case <-served:
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not return after its input closed")
+		}
+	})
+	return h
+}
+
+// serveFakes runs an aggregator over fake children answering with
+// fakes[key].
+func serveFakes(t testing.TB, sep string, fakes map[string]func(string, []byte) string, keys ...string) *harness {
+	return serve(t, sep, func(s config.Server) (Process, error) { return startFake(fakes[s.Key]), nil }, keys...)
+}
+
+// send sends the client line.
+func (h *harness) send(line string) {
+	h.t.Helper()
+	if _, err := io.WriteString(h.in, line+"\n"); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// read returns the aggregator's next line.
+func (h *harness) read() string {
+	h.t.Helper()
+	select {
+	case l, ok := <-h.lines:
+		if !ok {
+			h.t.Fatal("the output ended")
+		}
+		return l
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("no line from the aggregator within 10 s")
+	}
+	return ""
+}
+
+// exchange sends the client line and returns the next line.
+func (h *harness) exchange(line string) string {
+	h.t.Helper()
+	h.send(line)
+	return h.read()
+}
+
+// closeInput ends the client's input.
+func (h *harness) closeInput() { h.in.Close() }
+
+// rest returns every line up to the end of the output.
+func (h *harness) rest() []string {
+	h.t.Helper()
+	var got []string
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case l, ok := <-h.lines:
+			if !ok {
+				return got
+			}
+			got = append(got, l)
+		case <-timeout:
+			h.t.Fatal("the output did not end within 10 s")
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
