@@ -36,8 +36,8 @@
 // child.mu (rebuild reads every child's lists), Aggregator.mu (drop asks,
 // holding child.mu, whether shutdown has begun). Every other mutex
 // (idTable.mu, sendState.mu, call.localMu, batch.mu, clientSession.mu,
-// clientGate.mu) is a leaf: nothing that takes another lock is called
-// while it is held.
+// clientGate.mu, refreshState.mu) is a leaf: nothing that takes another
+// lock is called while it is held.
 package aggregator
 
 import (

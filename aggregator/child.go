@@ -47,8 +47,9 @@ type child struct {
 	gone   chan struct{} // closed when the watcher has seen the child end
 	unread chan struct{} // closed when the reader of conn has returned, answers delivered
 
-	incoming   idTable[*childRequest] // its requests relayed to the client, by its id
-	refreshing sync.Mutex             // one list refresh at a time, so an older one never wins
+	incoming   idTable[*childRequest]   // its requests relayed to the client, by its id
+	refreshing sync.Mutex               // one list refresh at a time, so an older one never wins
+	refreshes  map[string]*refreshState // by list_changed method
 
 	mu           sync.Mutex // protects the fields below
 	state        childState
@@ -69,6 +70,11 @@ func newChild(a *Aggregator, s config.Server) *child {
 		ready:   make(chan struct{}),
 		gone:    make(chan struct{}),
 		unread:  make(chan struct{}),
+		refreshes: map[string]*refreshState{
+			"notifications/tools/list_changed":     {},
+			"notifications/prompts/list_changed":   {},
+			"notifications/resources/list_changed": {},
+		},
 	}
 }
 

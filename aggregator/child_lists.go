@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -201,27 +202,81 @@ func (c *child) resourcesChanged([]byte) {
 }
 
 // listChanged refreshes a list on a goroutine of its own (the child's
-// reader must go on), one refresh of the child at a time.
+// reader must go on). A flood of notifications costs no more than two
+// refreshes at a time: while one runs, the notifications that come only
+// ask for one more after it.
 func (c *child) listChanged(method string, refresh func(context.Context) error) {
-	c.a.goServe(func() {
-		if !c.initialized() {
-			return
-		}
-		c.refreshing.Lock()
-		defer c.refreshing.Unlock()
-		ctx, cancel := context.WithTimeout(c.a.ctx, c.a.opts.StartupTimeout)
-		defer cancel()
-		if err := refresh(ctx); err != nil {
-			if c.a.ctx.Err() == nil {
-				c.a.log.Warnf("server %q: refreshing after %s: %v", c.key, method, err)
+	s := c.refreshes[method]
+	if !s.claim() {
+		return
+	}
+	started := c.a.goServe(func() {
+		for {
+			c.refreshList(method, refresh)
+			if !s.again() {
+				return
 			}
-			return
-		}
-		c.a.rebuild()
-		if c.initialized() {
-			c.a.tellClient(method)
 		}
 	})
+	if !started {
+		s.again()
+	}
+}
+
+// refreshList refreshes a list, one refresh of the child at a time, and
+// tells the client once.
+func (c *child) refreshList(method string, refresh func(context.Context) error) {
+	if !c.initialized() {
+		return
+	}
+	c.refreshing.Lock()
+	defer c.refreshing.Unlock()
+	ctx, cancel := context.WithTimeout(c.a.ctx, c.a.opts.StartupTimeout)
+	defer cancel()
+	if err := refresh(ctx); err != nil {
+		if c.a.ctx.Err() == nil {
+			c.a.log.Warnf("server %q: refreshing after %s: %v", c.key, method, err)
+		}
+		return
+	}
+	c.a.rebuild()
+	if c.initialized() {
+		c.a.tellClient(method)
+	}
+}
+
+// refreshState coalesces a child's notifications that one list changed: at
+// most one refresh runs, and at most one more is due after it.
+type refreshState struct {
+	mu      sync.Mutex // protects the fields below
+	running bool
+	due     bool // a notification came while a refresh ran
+}
+
+// claim reports whether the caller is to run the refresh; when one runs
+// already, it is asked to run once more instead.
+func (s *refreshState) claim() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		s.due = true
+		return false
+	}
+	s.running = true
+	return true
+}
+
+// again reports whether the refresh is to run once more, and gives up the
+// claim when it is not.
+func (s *refreshState) again() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.due {
+		s.due = false
+		return true
+	}
+	s.running = false
+	return false
 }
 
 // named returns the child's tools and prompts while it runs.

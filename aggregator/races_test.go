@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,5 +176,76 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 	closeInput()
 	if line := read(); line != `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"mcp-simple-aggregator is shutting down"}}` {
 		t.Fatalf("at shutdown: %s", line)
+	}
+}
+
+// floodChild is a child with a tool, flood, that sends n
+// notifications/tools/list_changed before it answers; the tools/list
+// requests after that wait for release, and are counted in lists.
+func floodChild(n int, release <-chan struct{}, lists *atomic.Int64) *fakeProcess {
+	p := &fakeProcess{done: make(chan struct{})}
+	p.stdinR, p.stdinW = io.Pipe()
+	p.stdoutR, p.stdoutW = io.Pipe()
+	go func() {
+		defer p.Stop()
+		flooded := false
+		br := bufio.NewReader(p.stdinR)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			m, err := jsonrpc.Parse(line)
+			if err != nil || !m.IsRequest() {
+				continue
+			}
+			result := `{}`
+			switch m.Method {
+			case "initialize":
+				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"f","version":"1"}}`
+			case "tools/list":
+				if flooded {
+					<-release
+					lists.Add(1)
+				}
+				result = `{"tools":[{"name":"flood","inputSchema":{"type":"object"}}]}`
+			case "tools/call":
+				note := []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n")
+				for i := 0; i < n; i++ {
+					p.stdoutW.Write(note)
+				}
+				flooded = true
+			}
+			p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+		}
+	}()
+	return p
+}
+
+// TestListChangedFloodIsCoalesced: a thousand list_changed notifications
+// while a refresh waits cost one more refresh, not a thousand, and the
+// client hears of each refresh once.
+func TestListChangedFloodIsCoalesced(t *testing.T) {
+	release := make(chan struct{})
+	var lists atomic.Int64
+	h := serve(t, ":", func(config.Server) (Process, error) { return floodChild(1000, release, &lists), nil }, "f")
+	h.exchange(initLine)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"f:flood"}}`); !strings.Contains(got, `"id":2,"result"`) {
+		t.Fatalf("the flood call: %s", got)
+	}
+	close(release)
+	// The first refresh, then the one that the rest asked for.
+	for i := 0; i < 2; i++ {
+		if got := h.read(); got != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
+			t.Fatalf("line %d after the flood: %s", i+1, got)
+		}
+	}
+	h.closeInput()
+	if rest := h.rest(); len(rest) > 0 {
+		t.Errorf("more after the two refreshes: %d lines, the first %s", len(rest), rest[0])
+	}
+	if n := lists.Load(); n != 2 {
+		t.Errorf("the child was asked for its tools %d times after the flood, want 2", n)
 	}
 }
