@@ -110,6 +110,7 @@ func (c *call) answer(line []byte) {
 	if !c.a.client.inflight.remove(c.key, c) {
 		return
 	}
+	c.forgetProgress()
 	if line == nil && !c.isCancelled() {
 		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
 	}
@@ -126,6 +127,24 @@ func (c *call) write(line []byte) {
 	if line != nil {
 		c.a.client.conn.Write(line)
 	}
+}
+
+// forgetProgress ends the progress the call's child may send: its token
+// leaves the child's table.
+func (c *call) forgetProgress() {
+	if c.p.progressTo != nil && c.child != nil {
+		c.child.progress.remove(tokenKey(c.p.progressTo), c)
+	}
+}
+
+// tokenKey is the key of a progress token in a table: a string token by
+// its value (a child may escape it otherwise than the client did), a
+// number as it was written.
+func tokenKey(raw []byte) string {
+	if s, ok := jsonrpc.String(raw); ok {
+		return "s" + s
+	}
+	return "n" + string(raw)
 }
 
 // local makes the context of a call routed or served here, which the
@@ -166,6 +185,7 @@ func (c *call) cancelAtChild(id []byte, cause error) {
 	if !conn.Forget(id) || !c.a.client.inflight.remove(c.key, c) {
 		return // answered already
 	}
+	c.forgetProgress()
 	c.write(nil)
 	sendCancelled(conn, id, cause)
 }

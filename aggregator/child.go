@@ -48,6 +48,7 @@ type child struct {
 	unread chan struct{} // closed when the reader of conn has returned, answers delivered
 
 	incoming   idTable[*childRequest]   // its requests relayed to the client, by its id
+	progress   idTable[*call]           // the calls in flight to it that carry a progress token, by tokenKey
 	refreshing sync.Mutex               // one list refresh at a time, so an older one never wins
 	refreshes  map[string]*refreshState // by list_changed method
 

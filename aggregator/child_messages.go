@@ -46,6 +46,21 @@ func (c *child) cancelled(params []byte) {
 	}
 }
 
+// progressed passes a child's progress up, untouched, when its token is
+// that of a call in flight to this child; progress with any other token
+// (another child's call's, or none) is dropped.
+func (c *child) progressed(params []byte) {
+	token, ok := jsonrpc.Member(params, "progressToken")
+	if ok {
+		_, ok = c.progress.get(tokenKey(token))
+	}
+	if !ok {
+		c.a.log.Debugf("server %q: progress for token %s, which is none of its calls', dropped", c.key, token)
+		return
+	}
+	c.a.client.conn.Notify("notifications/progress", params)
+}
+
 // childRequest is a child's request relayed to the client: in the child's
 // incoming table under the child's id from when it is read until the
 // client answers, the child cancels it, or either is gone.

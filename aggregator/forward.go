@@ -31,6 +31,9 @@ func (a *Aggregator) forward(c *call, t target) {
 		}
 	}
 	c.child = t.child
+	if c.p.progressTo != nil && !t.child.progress.add(tokenKey(c.p.progressTo), c) {
+		c.p.progressTo = nil // a token already in use: its progress goes to that call's client
+	}
 	id, err := t.child.conn.GoParts(c.method, c, params...)
 	if err != nil {
 		// The child's connection is closed: saying why may wait for the

@@ -99,10 +99,11 @@ var childRequests = map[string]string{
 }
 
 // childNotifications says what a child's notification does; every other
-// one (progress, message, resources/updated, elicitation/complete and any
-// newer) goes up to the client untouched.
+// one (message, resources/updated, elicitation/complete and any newer)
+// goes up to the client untouched.
 var childNotifications = map[string]func(*child, []byte){
 	"notifications/cancelled":              (*child).cancelled,
+	"notifications/progress":               (*child).progressed,
 	"notifications/tools/list_changed":     (*child).toolsChanged,
 	"notifications/prompts/list_changed":   (*child).promptsChanged,
 	"notifications/resources/list_changed": (*child).resourcesChanged,

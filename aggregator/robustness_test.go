@@ -249,3 +249,70 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 		t.Errorf("the child was asked for its tools %d times after the flood, want 2", n)
 	}
 }
+
+// progressChild is a child with a tool, work, that sends progress for the
+// call's own token and for a token of no call of its, then answers.
+func progressChild() *fakeProcess {
+	p := &fakeProcess{done: make(chan struct{})}
+	p.stdinR, p.stdinW = io.Pipe()
+	p.stdoutR, p.stdoutW = io.Pipe()
+	go func() {
+		defer p.Stop()
+		br := bufio.NewReader(p.stdinR)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			m, err := jsonrpc.Parse(line)
+			if err != nil || !m.IsRequest() {
+				continue
+			}
+			result := `{}`
+			switch m.Method {
+			case "initialize":
+				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`
+			case "tools/list":
+				result = `{"tools":[{"name":"work","inputSchema":{"type":"object"}}]}`
+			case "tools/call":
+				meta, _ := jsonrpc.Member(m.Params, "_meta")
+				token, _ := jsonrpc.Member(meta, "progressToken")
+				for _, tok := range []string{`"not-yours"`, string(token), `"caf\u00e9"`} {
+					p.stdoutW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":1}}` + "\n"))
+				}
+			}
+			p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+		}
+	}()
+	return p
+}
+
+// TestProgressOnlyForTheChildsOwnCalls: a child's progress reaches the
+// client only under the token of a call in flight to that child (however
+// the child escapes it); progress under any other token is dropped, and
+// so is progress after the call's answer.
+func TestProgressOnlyForTheChildsOwnCalls(t *testing.T) {
+	h := serve(t, ":", func(config.Server) (Process, error) { return progressChild(), nil }, "p")
+	h.exchange(initLine)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"p:work","_meta":{"progressToken":"café"}}}`)
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"café","progress":1}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"caf\u00e9","progress":1}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{}}`,
+	} {
+		if got := h.read(); got != want {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	}
+	// Once the call is answered its token is no longer the child's.
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"p:work","_meta":{"progressToken":7}}}`)
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,
+	} {
+		if got := h.read(); got != want {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	}
+}
