@@ -76,6 +76,11 @@ func (e *exitError) Unwrap() error { return e.err }
 var errCheckFailed = errors.New("not every server started")
 
 func main() {
+	// A client that goes away closes our stdout and stderr: writes to them
+	// must fail with EPIPE rather than kill the process before it has
+	// stopped its children. (Notify, not Ignore: an ignored SIGPIPE would
+	// be inherited by the children.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// stdin is read with blocking reads, which a Close cannot interrupt,
 	// so Serve gets it as a plain reader and does not wait for its reader

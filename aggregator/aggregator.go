@@ -125,7 +125,8 @@ func New(opts Options) *Aggregator {
 }
 
 // Serve starts every child and serves the client on in and out until in
-// ends or ctx is done. When ctx ends first, Serve closes in if it is an
+// ends, a write to out fails (the client went away) or ctx is done. When
+// out fails or ctx ends first, Serve closes in if it is an
 // io.Closer, which must end a Read in progress (io.Pipe, a net.Conn, a
 // pollable file), and waits for its reader to stop; the reader of an in
 // that is not a Closer cannot be stopped, and is not waited for. Then Serve stops
@@ -133,7 +134,8 @@ func New(opts Options) *Aggregator {
 // once every other goroutine it started is gone. A clean end of input
 // returns nil.
 func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	up := jsonrpc.NewConn(in, out, jsonrpc.Options{
+	output := &clientOutput{w: out, broken: make(chan struct{})}
+	up := jsonrpc.NewConn(in, output, jsonrpc.Options{
 		Handle:    a.clientMessage,
 		Batch:     a.clientBatch,
 		Invalid:   a.clientInvalid,
@@ -154,18 +156,48 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		a.client.inflight.waitEmpty(answerGrace)
 		a.shutdown()
 
+	case <-output.broken:
+		a.log.Warnf("the client closed its output (%v); shutting down", output.err)
+		a.stopReading(in, readErr)
+
 	case <-ctx.Done():
 		a.log.Debugf("shutting down: %v", context.Cause(ctx))
-		closer, ok := in.(io.Closer)
-		if ok {
-			closer.Close()
-		}
-		a.shutdown()
-		if ok {
-			<-readErr
-		}
+		a.stopReading(in, readErr)
 	}
 	return err
+}
+
+// stopReading shuts down while the client's input is still open: it
+// closes in if it can, so that its reader stops, and waits for that.
+func (a *Aggregator) stopReading(in io.Reader, readErr <-chan error) {
+	closer, ok := in.(io.Closer)
+	if ok {
+		closer.Close()
+	}
+	a.shutdown()
+	if ok {
+		<-readErr
+	}
+}
+
+// clientOutput is the client's end of the output: its first failed write
+// (a client that went away, closing the pipe) starts a shutdown.
+type clientOutput struct {
+	w      io.Writer
+	once   sync.Once
+	err    error         // the first write error; set before broken closes
+	broken chan struct{} // closed at the first write error
+}
+
+func (o *clientOutput) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.once.Do(func() {
+			o.err = err
+			close(o.broken)
+		})
+	}
+	return n, err
 }
 
 // answerGrace is how long the requests read before the client closed its

@@ -1,8 +1,14 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A child that stops reading its stdin (a full pipe) must not stall the
@@ -110,5 +116,117 @@ func TestABrokenChildAnswerFailsTheCall(t *testing.T) {
 	m := s.call("tools/call", `{"name":"alpha:badanswer"}`)
 	if code, msg := m.errorCode(); code != -32603 || !strings.Contains(msg, `server "alpha"`) || !strings.Contains(msg, "invalid answer") {
 		t.Fatalf("broken answer: %s", m.line)
+	}
+}
+
+// startWithPipes runs the aggregator on a config of servers with its
+// stdout and stderr on pipes of the test's own, which the test may close.
+func startWithPipes(t *testing.T, servers []server, flags ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout, stderr *os.File, exit *exitWatch) {
+	t.Helper()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(aggregatorBin, append([]string{"--config", writeConfig(t, servers...)}, flags...)...)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	errW.Close()
+	exit = &exitWatch{done: make(chan struct{})}
+	go func() {
+		exit.err = cmd.Wait()
+		close(exit.done)
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		if _, ok := exit.within(waitLimit); !ok {
+			cmd.Process.Kill()
+			<-exit.done
+		}
+		outR.Close()
+		errR.Close()
+	})
+	return cmd, stdin, outR, errR, exit
+}
+
+// exitWatch is a process's end.
+type exitWatch struct {
+	done chan struct{}
+	err  error // how it ended, once done is closed
+}
+
+// within waits up to limit for the end and returns how it ended.
+func (e *exitWatch) within(limit time.Duration) (error, bool) {
+	select {
+	case <-e.done:
+		return e.err, true
+	case <-time.After(limit):
+		return nil, false
+	}
+}
+
+const e2eInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}` + "\n"
+
+// A client that goes away closes the aggregator's stdout: the next answer
+// fails to be written, and the aggregator shuts down as on a signal,
+// stopping its children, instead of dying of SIGPIPE with them running.
+func TestClosedStdoutShutsDown(t *testing.T) {
+	cmd, stdin, stdout, stderr, exit := startWithPipes(t, []server{ts("alpha")})
+	io.WriteString(stdin, e2eInit)
+	if _, err := bufio.NewReader(stdout).ReadBytes('\n'); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	pids := childPIDs(t, cmd.Process.Pid)
+	stdout.Close()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	if err, ok := exit.within(5 * time.Second); !ok {
+		t.Fatal("still running 5 s after its stdout was closed")
+	} else if err != nil {
+		t.Errorf("exit: %v, want status 0", err)
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("child %d still running", pid)
+		}
+	}
+	logged, _ := io.ReadAll(stderr)
+	if !strings.Contains(string(logged), "the client closed its output") {
+		t.Errorf("stderr does not say why it stopped:\n%s", logged)
+	}
+}
+
+// A client that does not want the aggregator's stderr closes it: logs are
+// lost, the protocol goes on.
+func TestClosedStderrDropsLogsOnly(t *testing.T) {
+	_, stdin, stdout, stderr, exit := startWithPipes(t, []server{ts("alpha")}, "--debug")
+	stderr.Close()
+	br := bufio.NewReader(stdout)
+	for i, line := range []string{
+		e2eInit,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n",
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"alpha:echo","arguments":{"n":1}}}` + "\n",
+	} {
+		io.WriteString(stdin, line)
+		if i == 1 {
+			continue
+		}
+		if answer, err := br.ReadBytes('\n'); err != nil || !bytes.Contains(answer, []byte(`"result"`)) {
+			t.Fatalf("answer %d: %s %v", i, answer, err)
+		}
+	}
+	stdin.Close()
+	if err, ok := exit.within(5 * time.Second); !ok {
+		t.Fatal("still running 5 s after its stdin closed")
+	} else if err != nil {
+		t.Errorf("exit: %v, want status 0", err)
 	}
 }
