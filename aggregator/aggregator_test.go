@@ -14,9 +14,8 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// fakeProcess is an in-process child: a goroutine answering lines over
-// io.Pipe with answer(method, params) -> raw result; "" leaves the request
-// unanswered.
+// fakeProcess is an in-process child: a goroutine running a script over
+// io.Pipe.
 type fakeProcess struct {
 	stdinR  *io.PipeReader
 	stdinW  *io.PipeWriter
@@ -26,7 +25,10 @@ type fakeProcess struct {
 	once    sync.Once
 }
 
-func startFake(answer func(method string, params []byte) string) *fakeProcess {
+// startScripted starts a child whose script gets each message written to
+// it (line is the raw line) and writes what it likes to out: answers,
+// notifications, requests.
+func startScripted(script func(m *jsonrpc.Message, line []byte, out io.Writer)) *fakeProcess {
 	p := &fakeProcess{done: make(chan struct{})}
 	p.stdinR, p.stdinW = io.Pipe()
 	p.stdoutR, p.stdoutW = io.Pipe()
@@ -38,20 +40,25 @@ func startFake(answer func(method string, params []byte) string) *fakeProcess {
 			if err != nil {
 				return
 			}
-			m, err := jsonrpc.Parse(line)
-			if err != nil || !m.IsRequest() {
-				continue
-			}
-			result := answer(m.Method, m.Params)
-			if result == "" {
-				continue
-			}
-			if _, err := p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result))); err != nil {
-				return
+			if m, err := jsonrpc.Parse(line); err == nil {
+				script(m, line, p.stdoutW)
 			}
 		}
 	}()
 	return p
+}
+
+// startFake starts a child that answers each request with the raw result
+// answer(method, params); "" leaves the request unanswered.
+func startFake(answer func(method string, params []byte) string) *fakeProcess {
+	return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+		if !m.IsRequest() {
+			return
+		}
+		if result := answer(m.Method, m.Params); result != "" {
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+		}
+	})
 }
 
 func (p *fakeProcess) Stdin() io.WriteCloser { return p.stdinW }

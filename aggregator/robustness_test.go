@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"strings"
@@ -46,39 +45,18 @@ func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
 // samplingChild is a child with one tool, ask, that asks the client for
 // sampling when called; the answers it gets go to got.
 func samplingChild(got chan<- string) *fakeProcess {
-	p := &fakeProcess{done: make(chan struct{})}
-	p.stdinR, p.stdinW = io.Pipe()
-	p.stdoutR, p.stdoutW = io.Pipe()
-	go func() {
-		defer p.Stop()
-		br := bufio.NewReader(p.stdinR)
-		for {
-			line, err := br.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			m, err := jsonrpc.Parse(line)
-			switch {
-			case err != nil || m.IsNotification():
-				continue
-			case m.IsResponse():
-				got <- string(line)
-				continue
-			case m.Method == "tools/call":
-				p.stdoutW.Write([]byte(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
-				continue
-			}
-			result := `{}`
-			switch m.Method {
-			case "initialize":
-				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`
-			case "tools/list":
-				result = `{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`
-			}
-			p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+	return startScripted(func(m *jsonrpc.Message, line []byte, out io.Writer) {
+		switch {
+		case m.IsResponse():
+			got <- string(line)
+		case m.Method == "tools/call":
+			out.Write([]byte(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
+		case m.Method == "initialize":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`)))
+		case m.Method == "tools/list":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)))
 		}
-	}()
-	return p
+	})
 }
 
 // TestBrokenAnswerToAChildRequestEndsIt: the client's broken answer to a
@@ -183,43 +161,29 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 // notifications/tools/list_changed before it answers; the tools/list
 // requests after that wait for release, and are counted in lists.
 func floodChild(n int, release <-chan struct{}, lists *atomic.Int64) *fakeProcess {
-	p := &fakeProcess{done: make(chan struct{})}
-	p.stdinR, p.stdinW = io.Pipe()
-	p.stdoutR, p.stdoutW = io.Pipe()
-	go func() {
-		defer p.Stop()
-		flooded := false
-		br := bufio.NewReader(p.stdinR)
-		for {
-			line, err := br.ReadBytes('\n')
-			if err != nil {
-				return
+	flooded := false // the script runs on one goroutine
+	return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"f","version":"1"}}`
+		case "tools/list":
+			if flooded {
+				<-release
+				lists.Add(1)
 			}
-			m, err := jsonrpc.Parse(line)
-			if err != nil || !m.IsRequest() {
-				continue
+			result = `{"tools":[{"name":"flood","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			note := []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n")
+			for i := 0; i < n; i++ {
+				out.Write(note)
 			}
-			result := `{}`
-			switch m.Method {
-			case "initialize":
-				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"f","version":"1"}}`
-			case "tools/list":
-				if flooded {
-					<-release
-					lists.Add(1)
-				}
-				result = `{"tools":[{"name":"flood","inputSchema":{"type":"object"}}]}`
-			case "tools/call":
-				note := []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n")
-				for i := 0; i < n; i++ {
-					p.stdoutW.Write(note)
-				}
-				flooded = true
-			}
-			p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+			flooded = true
 		}
-	}()
-	return p
+		if m.IsRequest() {
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+		}
+	})
 }
 
 // TestListChangedFloodIsCoalesced: a thousand list_changed notifications
@@ -253,38 +217,24 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 // progressChild is a child with a tool, work, that sends progress for the
 // call's own token and for a token of no call of its, then answers.
 func progressChild() *fakeProcess {
-	p := &fakeProcess{done: make(chan struct{})}
-	p.stdinR, p.stdinW = io.Pipe()
-	p.stdoutR, p.stdoutW = io.Pipe()
-	go func() {
-		defer p.Stop()
-		br := bufio.NewReader(p.stdinR)
-		for {
-			line, err := br.ReadBytes('\n')
-			if err != nil {
-				return
+	return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"work","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			meta, _ := jsonrpc.Member(m.Params, "_meta")
+			token, _ := jsonrpc.Member(meta, "progressToken")
+			for _, tok := range []string{`"not-yours"`, string(token), `"caf\u00e9"`} {
+				out.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":1}}` + "\n"))
 			}
-			m, err := jsonrpc.Parse(line)
-			if err != nil || !m.IsRequest() {
-				continue
-			}
-			result := `{}`
-			switch m.Method {
-			case "initialize":
-				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`
-			case "tools/list":
-				result = `{"tools":[{"name":"work","inputSchema":{"type":"object"}}]}`
-			case "tools/call":
-				meta, _ := jsonrpc.Member(m.Params, "_meta")
-				token, _ := jsonrpc.Member(meta, "progressToken")
-				for _, tok := range []string{`"not-yours"`, string(token), `"caf\u00e9"`} {
-					p.stdoutW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":1}}` + "\n"))
-				}
-			}
-			p.stdoutW.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
 		}
-	}()
-	return p
+		if m.IsRequest() {
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result)))
+		}
+	})
 }
 
 // TestProgressOnlyForTheChildsOwnCalls: a child's progress reaches the
