@@ -32,7 +32,10 @@ func (a *Aggregator) forward(c *call, t target) {
 	}
 	c.child = t.child
 	if c.p.progressTo != nil && !t.child.progress.add(tokenKey(c.p.progressTo), c) {
-		c.p.progressTo = nil // a token already in use: its progress goes to that call's client
+		// The client reused the token of a call still in flight to this
+		// child: that call's entry lets the progress up, and only it may
+		// remove the entry.
+		c.p.progressTo = nil
 	}
 	id, err := t.child.conn.GoParts(c.method, c, params...)
 	if err != nil {
