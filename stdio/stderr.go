@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 )
@@ -12,10 +13,17 @@ import (
 const (
 	tailLines   = 10   // stderr lines kept for ExitError
 	tailLineMax = 1024 // bytes kept of each of them
+
+	// lineMax is how much of a stderr line is relayed. A longer line is cut
+	// to its first lineMax bytes, back to the start of a UTF-8 character,
+	// and ends in " [cut: N bytes in all]", N being the length of the whole
+	// line without its line end; the rest of it is read and dropped, never
+	// held.
+	lineMax = 16 << 10
 )
 
 // stderrLog copies a child's stderr to a writer line by line, labelled with the
-// server key, and keeps the last lines for ExitError.
+// server key and cut to lineMax bytes, and keeps the last lines for ExitError.
 type stderrLog struct {
 	prefix string    // "[KEY] "
 	w      io.Writer // nil: discard
@@ -28,39 +36,93 @@ func newStderrLog(key string, w io.Writer) *stderrLog {
 	return &stderrLog{prefix: "[" + key + "] ", w: w}
 }
 
-// run copies r until it returns an error (io.EOF at the end).
+// run copies r until it returns an error (io.EOF at the end). It holds at
+// most lineMax+1 bytes of a line besides the reader's buffer, however long
+// the line is.
 func (rl *stderrLog) run(r io.Reader) {
 	br := bufio.NewReaderSize(r, 32<<10)
-	buf := []byte(rl.prefix)
+	line := []byte(rl.prefix) // the prefix, then the line's first bytes; reused
+	keepMax := len(rl.prefix) + lineMax + 1
 	for {
-		line := buf[:len(rl.prefix)]
+		line = line[:len(rl.prefix)]
+		var end lineEnd
 		var err error
 		for {
 			var frag []byte
 			frag, err = br.ReadSlice('\n')
-			line = append(line, frag...)
+			end.add(frag)
+			if room := keepMax - len(line); room > 0 {
+				line = append(line, frag[:min(room, len(frag))]...)
+			}
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				break
 			}
 		}
-		text := bytes.TrimSuffix(line[len(rl.prefix):], []byte("\n"))
-		text = bytes.TrimSuffix(text, []byte("\r"))
-		if len(line) > len(rl.prefix) { // a line, or a last one without a newline
-			rl.keep(text)
+		if end.total > 0 { // a line, or a last one without a newline
+			n := end.textLen()
+			if n > lineMax {
+				line = line[:len(rl.prefix)+runeCut(line[len(rl.prefix):], lineMax)]
+				line = appendCutMarker(line, n)
+			} else {
+				line = line[:len(rl.prefix)+n]
+			}
+			rl.keep(line[len(rl.prefix):])
 			if rl.w != nil {
-				line = append(line[:len(rl.prefix)+len(text)], '\n')
+				line = append(line, '\n')
 				rl.w.Write(line) // one Write per line; errors are the writer's business
 			}
-		}
-		if cap(line) <= 64<<10 {
-			buf = line // reuse it; the prefix is still in place
-		} else {
-			buf = []byte(rl.prefix) // do not hold on to a huge line
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// lineEnd follows a line as it is read, fragment by fragment, to tell its
+// length without its end ("\n" or "\r\n") once the fragments are dropped.
+type lineEnd struct {
+	total      int  // bytes read, the newline included
+	last, prev byte // the last two bytes read
+}
+
+func (e *lineEnd) add(frag []byte) {
+	e.total += len(frag)
+	for _, c := range frag[max(0, len(frag)-2):] {
+		e.prev, e.last = e.last, c
+	}
+}
+
+// textLen is the length of the line without its end. A last line without
+// a newline loses a final "\r" too.
+func (e *lineEnd) textLen() int {
+	n, last := e.total, e.last
+	if n > 0 && last == '\n' {
+		n--
+		last = e.prev
+	}
+	if n > 0 && last == '\r' {
+		n--
+	}
+	return n
+}
+
+// runeCut returns where to cut text, which is longer than n bytes, so as to
+// keep at most n bytes and no partial UTF-8 character: n, or a little less.
+// Text that is not UTF-8 is cut at n.
+func runeCut(text []byte, n int) int {
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(text[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// appendCutMarker appends the end of a cut line: " [cut: N bytes in all]".
+func appendCutMarker(line []byte, n int) []byte {
+	line = append(line, " [cut: "...)
+	line = strconv.AppendInt(line, int64(n), 10)
+	return append(line, " bytes in all]"...)
 }
 
 // keep remembers a line for the tail, cut to tailLineMax bytes; blank lines
