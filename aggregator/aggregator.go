@@ -61,8 +61,12 @@ type Process interface {
 	Done() <-chan struct{}
 	// Err says how the process ended, naming the server; valid after Done.
 	Err() error
-	// Stop ends the process (and its process group) and waits for it.
+	// Stop ends the process (and its process group) politely and waits
+	// for it: stdin closed first, signals only after a grace period.
 	Stop() error
+	// Terminate ends it at once (stdin closed and SIGTERM together, SIGKILL
+	// shortly after) and waits for it; it hurries a Stop under way.
+	Terminate() error
 }
 
 // Options configure an Aggregator.
@@ -98,6 +102,9 @@ type Aggregator struct {
 	mu       sync.Mutex     // protects stopping and the Add of handlers
 	stopping bool           // shutdown has begun: no new handler starts
 	handlers sync.WaitGroup // goroutines serving a request
+
+	hurry     chan struct{} // closed when the shutdown may not wait politely
+	hurryOnce sync.Once
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
@@ -116,6 +123,7 @@ func New(opts Options) *Aggregator {
 		ctx:    ctx,
 		cancel: cancel,
 		warned: make(map[string]bool),
+		hurry:  make(chan struct{}),
 	}
 	for _, s := range opts.Servers {
 		a.children = append(a.children, newChild(a, s))
@@ -125,14 +133,20 @@ func New(opts Options) *Aggregator {
 }
 
 // Serve starts every child and serves the client on in and out until in
-// ends, a write to out fails (the client went away) or ctx is done. When
-// out fails or ctx ends first, Serve closes in if it is an
-// io.Closer, which must end a Read in progress (io.Pipe, a net.Conn, a
-// pollable file), and waits for its reader to stop; the reader of an in
-// that is not a Closer cannot be stopped, and is not waited for. Then Serve stops
-// every child, answers every request still owed an answer, and returns
-// once every other goroutine it started is gone. A clean end of input
-// returns nil.
+// ends, a write to out fails (the client went away) or ctx is done.
+//
+// At the end of in (the polite shutdown of the spec), the requests already
+// read get up to answerGrace to be answered and every child is stopped
+// politely: its stdin closed, signals only after a grace period. When out
+// fails or ctx ends (a signal: the host will not wait long), children are
+// terminated at once (stdin closed and SIGTERM together, SIGKILL shortly
+// after), and a polite shutdown under way is hurried the same way when ctx
+// ends during it. Serve then closes in if it is an io.Closer, which must
+// end a Read in progress (io.Pipe, a net.Conn, a pollable file), and waits
+// for its reader to stop; the reader of an in that is not a Closer cannot
+// be stopped, and is not waited for. Every request still owed an answer
+// gets one, and Serve returns once every other goroutine it started is
+// gone. A clean end of input returns nil.
 func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	output := &clientOutput{w: out, broken: make(chan struct{})}
 	up := jsonrpc.NewConn(in, output, jsonrpc.Options{
@@ -153,18 +167,36 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			err = nil
 			a.log.Debugf("client closed its input; shutting down")
 		}
-		a.client.inflight.waitEmpty(answerGrace)
+		finished := make(chan struct{})
+		defer close(finished)
+		go func() {
+			select {
+			case <-ctx.Done():
+				a.log.Debugf("hurrying the shutdown: %v", context.Cause(ctx))
+				a.hurryShutdown()
+			case <-finished:
+			}
+		}()
+		a.client.inflight.waitEmpty(answerGrace, a.hurry)
 		a.shutdown()
 
 	case <-output.broken:
 		a.log.Warnf("the client closed its output (%v); shutting down", output.err)
+		a.hurryShutdown()
 		a.stopReading(in, readErr)
 
 	case <-ctx.Done():
 		a.log.Debugf("shutting down: %v", context.Cause(ctx))
+		a.hurryShutdown()
 		a.stopReading(in, readErr)
 	}
 	return err
+}
+
+// hurryShutdown makes the shutdown, begun or to come, terminate the
+// children instead of stopping them politely.
+func (a *Aggregator) hurryShutdown() {
+	a.hurryOnce.Do(func() { close(a.hurry) })
 }
 
 // stopReading shuts down while the client's input is still open: it
@@ -202,8 +234,9 @@ func (o *clientOutput) Write(p []byte) (int, error) {
 
 // answerGrace is how long the requests read before the client closed its
 // input may take to be answered before the children are stopped. It counts
-// against the 5 s in which a shutdown ends (with 2 s + 2 s for a child that
-// ignores both its stdin closing and SIGTERM).
+// against the 3 s in which a polite shutdown ends (with 1 s + 1 s for a
+// child that ignores both its stdin closing and SIGTERM: see
+// stdio.DefaultStopGrace).
 const answerGrace = 500 * time.Millisecond
 
 // startChildren spawns every child in parallel.

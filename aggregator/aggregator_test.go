@@ -65,6 +65,7 @@ func (p *fakeProcess) Stdin() io.WriteCloser { return p.stdinW }
 func (p *fakeProcess) Stdout() io.Reader     { return p.stdoutR }
 func (p *fakeProcess) Done() <-chan struct{} { return p.done }
 func (p *fakeProcess) Err() error            { return nil }
+func (p *fakeProcess) Terminate() error      { return p.Stop() }
 func (p *fakeProcess) Stop() error {
 	p.once.Do(func() {
 		p.stdinR.Close()

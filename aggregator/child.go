@@ -207,15 +207,26 @@ func (c *child) drop(err error) {
 func (c *child) markInited() { c.once.inited.Do(func() { close(c.inited) }) }
 func (c *child) markReady()  { c.once.ready.Do(func() { close(c.ready) }) }
 
-// stop stops the child at shutdown and waits until it is gone, its reader
-// has delivered its last answers and its connection writes no more.
+// stop stops the child at shutdown, politely unless or until the shutdown
+// is hurried, and waits until it is gone, its reader has delivered its
+// last answers and its connection writes no more.
 func (c *child) stop() {
 	<-c.spawned
 	if c.proc == nil {
 		return
 	}
 	c.drop(errShuttingDown) // marks it stopped: a shutdown is no failure
-	c.proc.Stop()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		c.proc.Stop()
+	}()
+	select {
+	case <-stopped:
+	case <-c.a.hurry:
+		c.proc.Terminate()
+		<-stopped
+	}
 	<-c.gone
 	<-c.unread
 	c.conn.WaitWrites() // the process is gone: a write still waiting fails

@@ -85,8 +85,9 @@ func (t *idTable[E]) delete(id string) {
 	}
 }
 
-// waitEmpty waits up to grace until the table is empty.
-func (t *idTable[E]) waitEmpty(grace time.Duration) {
+// waitEmpty waits up to grace until the table is empty, or until abort
+// closes.
+func (t *idTable[E]) waitEmpty(grace time.Duration, abort <-chan struct{}) {
 	t.mu.Lock()
 	if len(t.m) == 0 {
 		t.mu.Unlock()
@@ -102,6 +103,7 @@ func (t *idTable[E]) waitEmpty(grace time.Duration) {
 	select {
 	case <-idle:
 	case <-timer.C:
+	case <-abort:
 	}
 }
 

@@ -313,10 +313,11 @@ func TestShutdownStopsEveryChildAndExits0(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		trigger func(*session)
+		polite  bool // children are stopped by closing their stdin, not signalled
 	}{
-		{"stdin EOF", func(s *session) { s.stdin.Close() }},
-		{"SIGTERM", func(s *session) { s.cmd.Process.Signal(syscall.SIGTERM) }},
-		{"SIGINT", func(s *session) { s.cmd.Process.Signal(os.Interrupt) }},
+		{"stdin EOF", func(s *session) { s.stdin.Close() }, true},
+		{"SIGTERM", func(s *session) { s.cmd.Process.Signal(syscall.SIGTERM) }, false},
+		{"SIGINT", func(s *session) { s.cmd.Process.Signal(os.Interrupt) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gamma, trace := tracedTS(t, "gamma")
@@ -345,36 +346,85 @@ func TestShutdownStopsEveryChildAndExits0(t *testing.T) {
 					t.Errorf("child %d still running after the aggregator exited", pid)
 				}
 			}
-			checkTrace(t, trace)
+			if tc.polite {
+				checkTrace(t, trace)
+			}
 		})
 	}
 }
 
-// A child that ignores both the end of its stdin and SIGTERM has to be
-// killed, and the shutdown must still end within 5 s, also when a request
-// is in flight when stdin ends.
-func TestShutdownWithAStubbornChildEndsWithin5s(t *testing.T) {
+// A child that ignores both the end of its stdin and SIGTERM (as
+// server-everything does while its request to the client is pending) has
+// to be killed. On a signal the host will not wait: Claude Code sends
+// SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that, so the
+// aggregator must be gone, with its children, within 500 ms. At the end of
+// stdin (the polite shutdown) the children get a graceful chance and the
+// whole exit stays under 3 s, also with a request in flight.
+func TestShutdownWithAStubbornChild(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		trigger func(*session)
+		limit   time.Duration
+	}{
+		{"stdin EOF", func(s *session) { s.stdin.Close() }, 3 * time.Second},
+		{"SIGINT", func(s *session) { s.cmd.Process.Signal(os.Interrupt) }, 500 * time.Millisecond},
+		{"SIGTERM", func(s *session) { s.cmd.Process.Signal(syscall.SIGTERM) }, 500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stubborn := server{key: "stubborn", command: "sh", args: []string{"-c",
+				`trap '' TERM; "$0" "$@"; exec sleep 300`, testserverBin, "-name", "stubborn"}}
+			s := startConfig(t, []server{ts("alpha"), stubborn})
+			s.initialize("2025-11-25", "{}")
+			s.result("tools/list", "")
+			s.request("tools/call", `{"name":"alpha:slow","arguments":{"ms":60000}}`)
+			pids := childPIDs(t, s.cmd.Process.Pid)
+			if len(pids) != 2 {
+				t.Fatalf("children %v, want 2", pids)
+			}
+			begin := time.Now()
+			tc.trigger(s)
+			select {
+			case <-s.exited:
+			case <-time.After(waitLimit):
+				t.Fatalf("aggregator still running %v after %s", waitLimit, tc.name)
+			}
+			took := time.Since(begin)
+			t.Logf("exited %v after %s", took.Round(time.Millisecond), tc.name)
+			if took >= tc.limit {
+				t.Errorf("aggregator took %v to exit after %s, want less than %v", took, tc.name, tc.limit)
+			}
+			if s.err != nil {
+				t.Errorf("exit: %v, want status 0", s.err)
+			}
+			for _, pid := range pids {
+				if alive(pid) {
+					t.Errorf("child %d still running after the aggregator exited", pid)
+				}
+			}
+		})
+	}
+}
+
+// A signal during a polite shutdown hurries it: the aggregator is gone
+// within 500 ms of the signal, though the stubborn child would have had
+// seconds of grace.
+func TestSignalHurriesAPoliteShutdown(t *testing.T) {
 	stubborn := server{key: "stubborn", command: "sh", args: []string{"-c",
 		`trap '' TERM; "$0" "$@"; exec sleep 300`, testserverBin, "-name", "stubborn"}}
-	s := startConfig(t, []server{ts("alpha"), stubborn})
+	s := startConfig(t, []server{stubborn}, "--debug")
 	s.initialize("2025-11-25", "{}")
-	s.result("tools/list", "")
-	s.request("tools/call", `{"name":"alpha:slow","arguments":{"ms":60000}}`)
-	pids := childPIDs(t, s.cmd.Process.Pid)
-	if len(pids) != 2 {
-		t.Fatalf("children %v, want 2", pids)
+	s.stdin.Close()
+	s.waitStderrLine("client closed its input")
+	begin := time.Now()
+	s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(waitLimit):
+		t.Fatalf("aggregator still running %v after SIGINT", waitLimit)
 	}
-	took := s.closeAndWait()
-	t.Logf("exited %v after stdin EOF", took.Round(time.Millisecond))
-	if took >= 5*time.Second {
-		t.Errorf("aggregator took %v to exit after stdin EOF, want less than 5 s", took)
-	}
-	if s.err != nil {
-		t.Errorf("exit: %v, want status 0", s.err)
-	}
-	for _, pid := range pids {
-		if alive(pid) {
-			t.Errorf("child %d still running after the aggregator exited", pid)
-		}
+	took := time.Since(begin)
+	t.Logf("exited %v after SIGINT", took.Round(time.Millisecond))
+	if took >= 500*time.Millisecond {
+		t.Errorf("aggregator took %v to exit after SIGINT during shutdown, want less than 500ms", took)
 	}
 }

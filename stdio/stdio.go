@@ -41,8 +41,15 @@ import (
 )
 
 // DefaultStopGrace is the wait for each step of [Process.Stop] when
-// [Spec.StopGrace] is zero.
-const DefaultStopGrace = 2 * time.Second
+// [Spec.StopGrace] is zero. Two steps of it (stdin closed, then SIGTERM)
+// keep a polite shutdown under the 3 s a client may wait for one.
+const DefaultStopGrace = time.Second
+
+// TerminateGrace is how long [Process.Terminate] lets the child's group
+// handle SIGTERM before SIGKILL: short enough that a host which sends
+// SIGKILL 500 ms after its first signal (Claude Code does) finds the
+// aggregator gone, with its children.
+const TerminateGrace = 150 * time.Millisecond
 
 // ErrLeftOpen is returned by reads from [Process.Stdout] (and ends the stderr
 // relay) when the child has exited and its process group has been killed, but
@@ -108,6 +115,9 @@ type Process struct {
 
 	stopOnce sync.Once
 	stopErr  error // set inside stopOnce
+
+	hurryOnce sync.Once
+	hurry     chan struct{} // closed by Terminate: stop without the polite waits
 }
 
 // Start starts the child server that spec describes, with its stdin, stdout
@@ -199,6 +209,7 @@ func Start(spec Spec) (*Process, error) {
 		stdout: newPipeReader(parent[1], grace),
 		stderr: newPipeReader(parent[2], grace),
 		done:   make(chan struct{}),
+		hurry:  make(chan struct{}),
 	}
 	p.stderrLog = newStderrLog(spec.Key, spec.Stderr)
 	stderrDone := make(chan struct{})
@@ -310,41 +321,63 @@ func (p *Process) Err() error {
 // only if a signal could not be sent or the child still had not ended
 // StopGrace after SIGKILL. Stop may be called many times and from many
 // goroutines; every call returns when the first one has finished.
+// [Process.Terminate], called at any time, hurries a Stop in progress.
 func (p *Process) Stop() error {
 	p.stopOnce.Do(func() { p.stopErr = p.stop() })
 	return p.stopErr
 }
 
+// Terminate stops the child at once, for a host that will not wait: its
+// stdin closed and SIGTERM to its process group together, SIGKILL to the
+// group TerminateGrace later, then it waits for the child to be reaped. A
+// Stop already under way is hurried the same way, from its current step.
+// It returns what Stop returns.
+func (p *Process) Terminate() error {
+	p.hurryOnce.Do(func() { close(p.hurry) })
+	return p.Stop()
+}
+
 func (p *Process) stop() error {
 	p.stopping.Store(true)
 	p.stdin.Close() // an error means that it was closed already
-	if p.waitDone(p.grace) {
+	if p.waitDone(p.grace, 0) {
 		return nil
 	}
 	if err := p.signal(false); err != nil {
 		return fmt.Errorf("stdio: stop server %q: %w", p.key, err)
 	}
-	if p.waitDone(p.grace) {
+	if p.waitDone(p.grace, TerminateGrace) {
 		return nil
 	}
 	if err := p.signal(true); err != nil {
 		return fmt.Errorf("stdio: stop server %q: %w", p.key, err)
 	}
-	if p.waitDone(p.grace) {
+	if p.waitDone(p.grace, p.grace) {
 		return nil
 	}
 	return fmt.Errorf("stdio: stop server %q: pid %d has not ended %v after SIGKILL", p.key, p.Pid(), p.grace)
 }
 
-// waitDone waits up to d for done and reports whether it was closed.
-func (p *Process) waitDone(d time.Duration) bool {
+// waitDone waits for the child to end and reports whether it did: up to d,
+// or, once Terminate has been called, up to hurried from then if that is
+// sooner.
+func (p *Process) waitDone(d, hurried time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-p.done:
-		return true
-	case <-t.C:
-		return false
+	deadline := time.Now().Add(d)
+	hurry := p.hurry
+	for {
+		select {
+		case <-p.done:
+			return true
+		case <-t.C:
+			return false
+		case <-hurry:
+			hurry = nil
+			if soon := time.Now().Add(hurried); soon.Before(deadline) {
+				t.Reset(time.Until(soon))
+			}
+		}
 	}
 }
 

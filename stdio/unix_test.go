@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -218,5 +219,65 @@ func TestEscapedHolder(t *testing.T) {
 	waitDone(t, p)
 	if gone(gpid) {
 		t.Error("the escaped grandchild was killed; is the test still testing?")
+	}
+}
+
+// Terminate does not wait politely: a child that ignores its stdin and
+// SIGTERM is killed TerminateGrace after the call, however long StopGrace.
+func TestTerminateStubborn(t *testing.T) {
+	t.Parallel()
+	spec := helperSpec("stubborn")
+	spec.StopGrace = watchdog
+	p := start(t, spec)
+	if line := readLine(t, bufio.NewReader(p.Stdout())); line != "ready" {
+		t.Fatalf("got %q, want ready", line)
+	}
+	begin := time.Now()
+	if err := p.Terminate(); err != nil {
+		t.Fatal(err)
+	}
+	d := time.Since(begin)
+	t.Logf("Terminate took %v", d)
+	if d < TerminateGrace || d >= spec.StopGrace {
+		t.Errorf("Terminate took %v, want TerminateGrace (%v) and less than StopGrace (%v)", d, TerminateGrace, spec.StopGrace)
+	}
+	if ee := exitError(t, p.Err()); ee.Status != "signal: killed" {
+		t.Errorf("Status = %q, want signal: killed", ee.Status)
+	}
+}
+
+// Terminate hurries a Stop that is waiting politely: both return long
+// before StopGrace.
+func TestTerminateHurriesStop(t *testing.T) {
+	t.Parallel()
+	spec := helperSpec("stubborn")
+	spec.StopGrace = watchdog
+	p := start(t, spec)
+	if line := readLine(t, bufio.NewReader(p.Stdout())); line != "ready" {
+		t.Fatalf("got %q, want ready", line)
+	}
+	begin := time.Now()
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.Stop() }()
+	// Terminate only once the polite Stop has closed the child's stdin.
+	do(t, "waiting for Stop to close stdin", func() {
+		for {
+			if _, err := p.Stdin().Write([]byte("\n")); err != nil {
+				return
+			}
+			runtime.Gosched()
+		}
+	})
+	if err := p.Terminate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d >= spec.StopGrace {
+		t.Errorf("Stop hurried by Terminate took %v, want less than StopGrace (%v)", d, spec.StopGrace)
+	}
+	if ee := exitError(t, p.Err()); ee.Status != "signal: killed" {
+		t.Errorf("Status = %q, want signal: killed", ee.Status)
 	}
 }
