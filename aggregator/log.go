@@ -3,31 +3,54 @@ package aggregator
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
+	"time"
 )
+
+// defaultLogQueue bounds the bytes of log lines waiting to be written.
+const defaultLogQueue = 1 << 20
 
 // Logger writes the aggregator's diagnostics and the children's relayed
 // stderr lines to one writer (stderr in production), one Write per line so
 // that lines from many goroutines never interleave.
+//
+// Logging never blocks: a line is queued in memory and a goroutine of the
+// Logger, which runs only while there is something to write, writes the
+// queue in order. A host that does not read our stderr therefore cannot
+// stall the protocol. When the queue is full (1 MiB) a line is dropped and
+// counted, and once the writer has caught up it writes how many were
+// dropped. After a write fails (a closed stderr), every line is dropped
+// silently.
 type Logger struct {
 	prefix string
 	debug  bool
+	w      io.Writer // written by the writer goroutine only
+	limit  int       // bound on queued bytes; tests lower it before first use
 
-	mu sync.Mutex // protects w
-	w  io.Writer
+	mu      sync.Mutex    // protects the fields below
+	queue   [][]byte      // lines waiting to be written, oldest first
+	queued  int           // bytes in queue and in the line being written
+	dropped int           // lines dropped because the queue was full, not yet reported
+	writing chan struct{} // while the writer goroutine runs: closed when it ends
+	broken  bool          // a write failed: nothing more is written
 }
 
 // NewLogger returns a logger writing to w. Lines start with prefix; debug
 // enables Debugf.
 func NewLogger(w io.Writer, prefix string, debug bool) *Logger {
-	return &Logger{w: w, prefix: prefix, debug: debug}
+	return &Logger{w: w, prefix: prefix, debug: debug, limit: defaultLogQueue}
 }
 
-// Write writes p as it is, in one call; children's stderr lines come here.
+// Write queues p, one whole line, to be written as it is in one call;
+// children's stderr lines come here. It never blocks and never fails: p is
+// copied, and dropped if the queue is full or the writer has failed.
 func (l *Logger) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if len(p) == 0 {
+		return 0, nil
+	}
+	l.enqueue(append([]byte(nil), p...))
+	return len(p), nil
 }
 
 // Debugf logs when debugging is on.
@@ -43,7 +66,94 @@ func (l *Logger) Warnf(format string, args ...any) { l.printf("warning: ", forma
 // Errorf logs a failure, such as a server that is dropped.
 func (l *Logger) Errorf(format string, args ...any) { l.printf("error: ", format, args...) }
 
+// Flush waits up to timeout for the lines logged so far to be written and
+// reports whether they were (or, after a write error, dropped); false means
+// the writer is still stuck, as it is when nobody reads stderr.
+func (l *Logger) Flush(timeout time.Duration) bool {
+	l.mu.Lock()
+	done := l.writing
+	l.mu.Unlock()
+	if done == nil {
+		return true
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 func (l *Logger) printf(level, format string, args ...any) {
 	line := l.prefix + level + fmt.Sprintf(format, args...) + "\n"
-	l.Write([]byte(line))
+	l.enqueue([]byte(line))
+}
+
+// enqueue queues line, which the Logger now owns, and starts the writer
+// goroutine unless it runs.
+func (l *Logger) enqueue(line []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.broken:
+		return
+	case l.queued+len(line) > l.limit:
+		l.dropped++
+		return
+	}
+	l.queue = append(l.queue, line)
+	l.queued += len(line)
+	if l.writing == nil {
+		l.writing = make(chan struct{})
+		go l.writeQueue()
+	}
+}
+
+// writeQueue writes queued lines in order, then the count of dropped lines
+// if any, and ends when nothing is left or a write fails.
+func (l *Logger) writeQueue() {
+	inFlight := 0 // bytes of the queued line being written, still counted in queued
+	for {
+		l.mu.Lock()
+		l.queued -= inFlight
+		inFlight = 0
+		var line []byte
+		switch {
+		case l.broken:
+		case len(l.queue) > 0:
+			line = l.queue[0]
+			l.queue[0] = nil // not held once written
+			l.queue = l.queue[1:]
+			inFlight = len(line)
+		case l.dropped > 0:
+			line = l.droppedLine(l.dropped)
+			l.dropped = 0
+		}
+		if line == nil {
+			close(l.writing)
+			l.writing = nil
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+
+		if _, err := l.w.Write(line); err != nil {
+			l.mu.Lock()
+			l.broken = true
+			l.queue, l.queued, l.dropped = nil, 0, 0
+			l.mu.Unlock()
+			inFlight = 0
+		}
+	}
+}
+
+// droppedLine is the warning that n lines were dropped.
+func (l *Logger) droppedLine(n int) []byte {
+	lines := " log lines"
+	if n == 1 {
+		lines = " log line"
+	}
+	return []byte(l.prefix + "warning: " + strconv.Itoa(n) + lines + " dropped: stderr was not read fast enough\n")
 }
