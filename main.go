@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -75,7 +76,16 @@ func (e *exitError) Unwrap() error { return e.err }
 // errCheckFailed is returned when --check found a server that did not start.
 var errCheckFailed = errors.New("not every server started")
 
+// watchdogMode is the hidden first argument that makes this binary the
+// aggregator's watchdog (stdio.RunWatchdog): a helper process that kills
+// every child's process group when the aggregator dies, SIGKILL included.
+const watchdogMode = "__watchdog"
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == watchdogMode {
+		stdio.RunWatchdog(os.Stdin)
+		return
+	}
 	// A client that goes away closes our stdout and stderr: writes to them
 	// must fail with EPIPE rather than kill the process before it has
 	// stopped its children. (Notify, not Ignore: an ignored SIGPIPE would
@@ -148,6 +158,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, w := range cfg.Warnings {
 		log.Warnf("%s", w)
 	}
+	// A config that lists the aggregator on itself, directly or through
+	// other aggregators, would start aggregators without end.
+	chain, err := config.ChainFrom(os.Getenv(config.ChainEnv))
+	if err == nil {
+		chain, err = chain.Join(*configPath)
+	}
+	if err != nil {
+		return err
+	}
+	watchdog := startWatchdog(log)
+	defer func() {
+		if err := watchdog.Close(); err != nil {
+			log.Warnf("%v", err)
+		}
+	}()
 	agg := aggregator.New(aggregator.Options{
 		Name:           *name,
 		Version:        version,
@@ -157,11 +182,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Log:            log,
 		Start: func(s config.Server) (aggregator.Process, error) {
 			p, err := stdio.Start(stdio.Spec{
-				Key:     s.Key,
-				Command: s.Command,
-				Args:    s.Args,
-				Env:     s.Environ(os.Environ()),
-				Stderr:  log,
+				Key:      s.Key,
+				Command:  s.Command,
+				Args:     s.Args,
+				Env:      append(s.Environ(os.Environ()), chain.Env()),
+				Stderr:   log,
+				Watchdog: watchdog,
 			})
 			if err != nil {
 				return nil, err
@@ -176,4 +202,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 	return agg.Serve(ctx, stdin, stdout)
+}
+
+// startWatchdog starts this binary as the watchdog of the children's
+// process groups, or logs why it could not and returns nil: the
+// aggregator then serves without one.
+func startWatchdog(log *aggregator.Logger) *stdio.Watchdog {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Warnf("no watchdog for the servers' processes: %v", err)
+		return nil
+	}
+	cmd := exec.Command(exe, watchdogMode)
+	cmd.Dir = "/" // hold no directory
+	wd, err := stdio.StartWatchdog(cmd)
+	if err != nil {
+		log.Warnf("no watchdog for the servers' processes: %v", err)
+		return nil
+	}
+	return wd
 }

@@ -464,20 +464,41 @@ func livePIDs(t testing.TB, keep func(pid int) bool) []int {
 	return pids
 }
 
-// childPIDs returns the pids of the live processes whose parent is pid.
+// childPIDs returns the pids of the live processes whose parent is pid,
+// its watchdog left out.
 func childPIDs(t testing.TB, pid int) []int {
 	t.Helper()
-	return livePIDs(t, func(p int) bool {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			return false
-		}
-		// pid (comm) state ppid ...
-		var state string
-		var ppid int
-		fmt.Sscan(string(stat[bytes.LastIndexByte(stat, ')')+1:]), &state, &ppid)
-		return ppid == pid
-	})
+	return livePIDs(t, func(p int) bool { return parentOf(p) == pid && !isWatchdog(p) })
+}
+
+// parentOf returns the parent pid of process pid, 0 if it is gone.
+func parentOf(pid int) int {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...
+	var state string
+	var ppid int
+	fmt.Sscan(string(stat[bytes.LastIndexByte(stat, ')')+1:]), &state, &ppid)
+	return ppid
+}
+
+// isWatchdog reports whether process pid is an aggregator's watchdog,
+// which is the aggregator's child but not a server.
+func isWatchdog(pid int) bool {
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return bytes.HasSuffix(cmdline, []byte("\x00__watchdog\x00"))
+}
+
+// watchdogOf returns the pid of the watchdog of the aggregator pid.
+func watchdogOf(t testing.TB, pid int) int {
+	t.Helper()
+	pids := livePIDs(t, func(p int) bool { return parentOf(p) == pid && isWatchdog(p) })
+	if len(pids) != 1 {
+		t.Fatalf("aggregator %d has %d watchdogs, want 1", pid, len(pids))
+	}
+	return pids[0]
 }
 
 // alive reports whether a process exists and is not a zombie.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -426,5 +428,41 @@ func TestSignalHurriesAPoliteShutdown(t *testing.T) {
 	t.Logf("exited %v after SIGINT", took.Round(time.Millisecond))
 	if took >= 500*time.Millisecond {
 		t.Errorf("aggregator took %v to exit after SIGINT during shutdown, want less than 500ms", took)
+	}
+}
+
+// When the aggregator is killed (SIGKILL: it cannot clean up), its watchdog
+// kills every server's process group, grandchildren included, and exits.
+func TestNoOrphansWhenTheAggregatorIsKilled(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+	tree := server{key: "tree", command: "sh", args: []string{"-c",
+		`sleep 1000 & echo $! > '` + pidFile + `'; exec "$0" "$@"`, testserverBin, "-name", "tree"}}
+	s := startConfig(t, []server{ts("alpha"), tree})
+	s.initialize("2025-11-25", "{}")
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("grandchild pid %q: %v", b, err)
+	}
+	watched := append(childPIDs(t, s.cmd.Process.Pid), grandchild, watchdogOf(t, s.cmd.Process.Pid))
+	if len(watched) != 4 {
+		t.Fatalf("processes %v, want 2 servers, a grandchild and the watchdog", watched)
+	}
+
+	begin := time.Now()
+	s.cmd.Process.Kill()
+	<-s.exited
+	left := watched
+	for len(left) > 0 && time.Since(begin) < waitLimit {
+		left = slices.DeleteFunc(left, func(pid int) bool { return !alive(pid) })
+		runtime.Gosched()
+	}
+	took := time.Since(begin)
+	t.Logf("all %d processes gone %v after SIGKILL of the aggregator", len(watched), took.Round(time.Millisecond))
+	if len(left) > 0 || took > time.Second {
+		t.Errorf("processes %v still running %v after SIGKILL of the aggregator (watched %v)", left, took, watched)
 	}
 }

@@ -19,6 +19,9 @@
 // On Linux the child also gets SIGKILL as its parent-death signal, so it dies
 // with the aggregator even when the aggregator is killed with SIGKILL. See
 // [Start] for how the package copes with that signal being tied to a thread.
+// That signal reaches the child alone; a [Watchdog] (a helper process told
+// every child's group) kills whole groups when the aggregator dies, on
+// every unix.
 //
 // On Windows there are no process groups to signal: stopping the child
 // terminates the child alone.
@@ -87,6 +90,10 @@ type Spec struct {
 	// [Process.Done].
 	Stderr io.Writer
 
+	// Watchdog, when set, is told the child's process group, so that the
+	// group is killed even if the aggregator is (see [Watchdog]).
+	Watchdog *Watchdog
+
 	// StopGrace is the wait for each step of [Process.Stop]; 0 means
 	// DefaultStopGrace. It is also how long a read may wait for data on a
 	// pipe after the child has exited before giving up with ErrLeftOpen.
@@ -99,6 +106,8 @@ type Process struct {
 	key   string
 	grace time.Duration
 	cmd   *exec.Cmd
+
+	watchdog *Watchdog // nil: none
 
 	stdin     *os.File
 	stdout    *pipeReader
@@ -201,15 +210,17 @@ func Start(spec Spec) (*Process, error) {
 		return fail(err)
 	}
 
+	spec.Watchdog.watch(cmd.Process.Pid) // its process group: see sysProcAttr
 	p := &Process{
-		key:    spec.Key,
-		grace:  grace,
-		cmd:    cmd,
-		stdin:  parent[0],
-		stdout: newPipeReader(parent[1], grace),
-		stderr: newPipeReader(parent[2], grace),
-		done:   make(chan struct{}),
-		hurry:  make(chan struct{}),
+		key:      spec.Key,
+		watchdog: spec.Watchdog,
+		grace:    grace,
+		cmd:      cmd,
+		stdin:    parent[0],
+		stdout:   newPipeReader(parent[1], grace),
+		stderr:   newPipeReader(parent[2], grace),
+		done:     make(chan struct{}),
+		hurry:    make(chan struct{}),
 	}
 	p.stderrLog = newStderrLog(spec.Key, spec.Stderr)
 	stderrDone := make(chan struct{})
@@ -268,6 +279,7 @@ func (p *Process) markExited() {
 	defer p.mu.Unlock()
 	p.exited = true
 	signalGroup(p.cmd.Process, true) // nothing to do about a failure here
+	p.watchdog.release(p.cmd.Process.Pid)
 }
 
 // signal sends SIGTERM (kill false) or SIGKILL (kill true) to the child's

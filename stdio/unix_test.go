@@ -46,6 +46,8 @@ func init() {
 	}
 	// escape starts a grandchild in a session of its own, out of reach of
 	// the group kill, sharing its stdout and stderr; prints its pid; exits.
+	// watchdog is the watchdog process.
+	helpers["watchdog"] = func() { RunWatchdog(os.Stdin) }
 	helpers["escape"] = func() {
 		fmt.Println(startGrandchild(&syscall.SysProcAttr{Setsid: true}))
 	}
@@ -280,4 +282,44 @@ func TestTerminateHurriesStop(t *testing.T) {
 	if ee := exitError(t, p.Err()); ee.Status != "signal: killed" {
 		t.Errorf("Status = %q, want signal: killed", ee.Status)
 	}
+}
+
+// The watchdog kills each child's whole group when its pipe closes without
+// the children having been stopped, as when the aggregator is killed.
+func TestWatchdogKillsGroupsWhenItsOwnerDies(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(testExe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=watchdog", quickRaceExit)
+	wd, err := StartWatchdog(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	spec := helperSpec("grandchild", "STDIO_TEST_MODE=stubborn")
+	spec.Watchdog = wd
+	p := start(t, spec)
+	grandchild := readPid(t, bufio.NewReader(p.Stdout()))
+	ended := start(t, func() Spec { s := helperSpec("exit0"); s.Watchdog = wd; return s }())
+	waitDone(t, ended)
+
+	// The owner dies: the pipe closes with nothing released.
+	wd.mu.Lock()
+	wd.w.Close()
+	wd.mu.Unlock()
+	waitDone(t, p)
+	do(t, "waiting for the watchdog to exit", func() {
+		if err := <-exited; err != nil {
+			t.Errorf("watchdog: %v", err)
+		}
+	})
+	if ee := exitError(t, p.Err()); ee.Status != "signal: killed" {
+		t.Errorf("child ended with %q, want signal: killed (it ignores SIGTERM)", ee.Status)
+	}
+	do(t, "waiting for the grandchild to be gone", func() {
+		for !gone(grandchild) {
+			runtime.Gosched()
+		}
+	})
 }
