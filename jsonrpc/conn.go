@@ -26,6 +26,10 @@ type Options struct {
 	Batch func(elems [][]byte)
 	// Invalid receives each line that is not a JSON-RPC message; msg holds
 	// what could be parsed (maybe nil) and err wraps ErrParse or ErrInvalid.
+	//
+	// Every line reaches these hooks as valid UTF-8: each byte of a line
+	// that is not part of valid UTF-8 is replaced by U+FFFD first, as
+	// encoding/json would decode it (see ToValidUTF8).
 	Invalid func(line []byte, msg *Message, err error)
 	// Unmatched receives a response to no pending call, such as the late
 	// answer to a call whose context ended.
@@ -91,13 +95,21 @@ func (c *Conn) Run() error {
 	return readErr
 }
 
+// dispatch hands one line to the hook it is for. A line with invalid
+// UTF-8 is rewritten first (see ToValidUTF8), so that the hooks only ever
+// see valid UTF-8; only a line in which the scanner met a byte >= 0x80, or
+// that it refused, is checked at all.
 func (c *Conn) dispatch(line []byte) {
 	line = trimSpace(line)
 	if len(line) == 0 {
 		return
 	}
 	if line[0] == '[' && c.opts.Batch != nil {
-		if !Valid(line) {
+		nonASCII, ok := validate(line)
+		if nonASCII || !ok {
+			line = ToValidUTF8(line) // still the same JSON, or still not JSON
+		}
+		if !ok {
 			c.invalid(line, nil, notJSON(line))
 			return
 		}
@@ -109,7 +121,14 @@ func (c *Conn) dispatch(line []byte) {
 		c.opts.Batch(elems)
 		return
 	}
-	m, err := Parse(line)
+	m, nonASCII, err := parse(line)
+	if nonASCII || err != nil {
+		// A refused line was maybe not scanned to its end: check it all.
+		if fixed, changed := toValidUTF8(line); changed {
+			line = fixed
+			m, _, err = parse(line)
+		}
+	}
 	if err != nil {
 		c.Broken(m, err)
 		c.invalid(line, m, err)

@@ -320,7 +320,10 @@ func TestInvalid(t *testing.T) {
 		{name: "string", send: `"hello"` + "\n", line: `"hello"`, want: ErrInvalid, noMsg: true},
 		{name: "numeric params, spaces trimmed", send: " \t{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"m\",\"params\":1} \r\n",
 			line: `{"jsonrpc":"2.0","id":2,"method":"m","params":1}`, want: ErrInvalid, id: raw(`2`), method: "m"},
-		{name: "binary", send: "\x00\xff\xfe\n", line: "\x00\xff\xfe", want: ErrParse, noMsg: true},
+		// Invalid UTF-8 is replaced before Invalid sees it.
+		{name: "binary", send: "\x00\xff\xfe\n", line: "\x00\uFFFD\uFFFD", want: ErrParse, noMsg: true},
+		{name: "invalid UTF-8 in a refused message", send: "{\"jsonrpc\":\"1.0\",\"id\":\"\xc0\",\"method\":\"m\"}\n",
+			line: "{\"jsonrpc\":\"1.0\",\"id\":\"\uFFFD\",\"method\":\"m\"}", want: ErrInvalid, id: raw("\"\uFFFD\"")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,10 @@
 // answers to its own requests by id, and hands every request and notification
 // of the peer to a handler. Parse validates a line and finds its members in
 // one pass of its own scanner (valid.go), which accepts exactly what
-// encoding/json.Valid accepts.
+// encoding/json.Valid accepts. The hooks of a Conn only ever see valid UTF-8:
+// a line with invalid UTF-8 is rewritten first, each invalid byte becoming
+// U+FFFD as encoding/json would decode it (ToValidUTF8); the scanner notes
+// any byte >= 0x80 on its way, so ASCII lines are never checked twice.
 package jsonrpc
 
 import (

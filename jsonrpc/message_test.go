@@ -364,6 +364,9 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(line, orig) {
 			t.Fatalf("Parse changed its input")
 		}
+		if _, nonASCII, err := parse(line); !errors.Is(err, ErrParse) && nonASCII != hasNonASCII(line) {
+			t.Fatalf("parse(%q) says non-ASCII %v", line, nonASCII)
+		}
 		valid := json.Valid(line)
 		if err != nil {
 			if errors.Is(err, ErrParse) == errors.Is(err, ErrInvalid) {

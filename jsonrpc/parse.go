@@ -16,20 +16,31 @@ var (
 // whatever id could be read, so that the error can be answered under it.
 //
 // The line is validated and its members found in one pass: a line that is
-// not JSON is refused whole, and no byte of it is read twice.
+// not JSON is refused whole, and no byte of it is read twice. Like
+// encoding/json.Valid, Parse does not check UTF-8 (a Conn does, see
+// ToValidUTF8).
 func Parse(line []byte) (*Message, error) {
+	m, _, err := parse(line)
+	return m, err
+}
+
+// parse is Parse that also reports whether a string of the line holds a
+// byte >= 0x80; when it says false and err is nil, the line is ASCII.
+func parse(line []byte) (m *Message, nonASCII bool, err error) {
 	line = trimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
-		if Valid(line) {
-			return nil, fmt.Errorf("%w: expected a JSON object", ErrInvalid)
+		nonASCII, ok := validate(line)
+		if ok {
+			return nil, nonASCII, fmt.Errorf("%w: expected a JSON object", ErrInvalid)
 		}
-		return nil, notJSON(line)
+		return nil, false, notJSON(line)
 	}
 	var e envelope
 	if !e.scan(line) {
-		return nil, notJSON(line)
+		return nil, false, notJSON(line)
 	}
-	return e.check()
+	m, err = e.check()
+	return m, e.nonASCII, err
 }
 
 // envelope is what one pass over a line finds: the protocol members, as
@@ -39,6 +50,7 @@ type envelope struct {
 	version, method json.RawMessage
 	seen            uint8 // one bit per protocol member
 	repeated        string
+	nonASCII        bool // a string holds a byte >= 0x80
 }
 
 // scan walks the members of the object line, validating every value, and
@@ -52,12 +64,15 @@ func (e *envelope) scan(line []byte) bool {
 		if i >= len(line) || line[i] != '"' {
 			return false
 		}
-		keyEnd, escaped, ok := checkString(line, i)
+		keyEnd, flags, ok := checkString(line, i)
 		if !ok {
 			return false
 		}
 		key := line[i+1 : keyEnd-1]
-		if escaped {
+		if flags&nonASCIIFlag != 0 {
+			e.nonASCII = true
+		}
+		if flags&escapedFlag != 0 {
 			s, _ := String(line[i:keyEnd])
 			key = []byte(s)
 		}
@@ -66,10 +81,11 @@ func (e *envelope) scan(line []byte) bool {
 			return false
 		}
 		i = skipSpace(line, i+1)
-		end, ok := checkValue(line, i, 1) // inside the line's object
+		end, nonASCII, ok := checkValue(line, i, 1) // inside the line's object
 		if !ok {
 			return false
 		}
+		e.nonASCII = e.nonASCII || nonASCII
 		e.keep(key, line[i:end:end])
 		i = skipSpace(line, end)
 		if i >= len(line) {

@@ -5,6 +5,14 @@ package jsonrpc
 // byte is looked at twice on the way from one peer to the other. It accepts
 // exactly what encoding/json.Valid accepts (FuzzValid checks that), at
 // several times its speed.
+//
+// Like encoding/json.Valid it does not check UTF-8; instead it reports
+// whether a string held any byte >= 0x80, so that only lines with such
+// bytes are checked for UTF-8 (by a Conn, which replaces what is invalid).
+// Outside strings, valid JSON is ASCII: a line the scanner accepts without
+// seeing such a byte is ASCII throughout.
+
+import "unicode/utf8"
 
 // maxDepth is the deepest nesting accepted, as in encoding/json.
 const maxDepth = 10000
@@ -12,8 +20,15 @@ const maxDepth = 10000
 // Valid reports whether b is one JSON value, surrounded by optional
 // whitespace.
 func Valid(b []byte) bool {
-	end, ok := checkValue(b, skipSpace(b, 0), 0)
-	return ok && skipSpace(b, end) == len(b)
+	_, ok := validate(b)
+	return ok
+}
+
+// validate is Valid that also reports whether b holds a byte >= 0x80
+// (meaningful only when b is valid).
+func validate(b []byte) (nonASCII, ok bool) {
+	end, nonASCII, ok := checkValue(b, skipSpace(b, 0), 0)
+	return nonASCII, ok && skipSpace(b, end) == len(b)
 }
 
 // isPlain reports whether c stands for itself inside a JSON string:
@@ -23,38 +38,54 @@ func Valid(b []byte) bool {
 // latency of the build without, median of 5 runs.)
 func isPlain(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
 
+// isPlainASCII is isPlain for bytes below 0x80, and false for the others.
+// (c-0x20 wraps around below 0x20: one comparison for both bounds.)
+func isPlainASCII(c byte) bool { return c-0x20 < 0x60 && c != '"' && c != '\\' }
+
+// What checkString reports about a string besides its end.
+const (
+	escapedFlag  uint8 = 1 << iota // it holds an escape
+	nonASCIIFlag                   // it holds a byte >= 0x80: UTF-8, or not
+)
+
 // checkString validates the JSON string starting at b[i] (a quote) and
-// returns the offset just past it, and whether it holds an escape.
-func checkString(b []byte, i int) (end int, escaped, ok bool) {
+// returns the offset just past it, and whether it holds an escape or a
+// byte >= 0x80 (flags).
+func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 	i++ // the opening quote
 	for {
-		for i < len(b) && isPlain(b[i]) {
+		for i < len(b) && isPlainASCII(b[i]) {
 			i++
 		}
 		if i >= len(b) {
-			return 0, false, false
+			return 0, 0, false
 		}
-		switch b[i] {
-		case '"':
-			return i + 1, escaped, true
-		case '\\':
-			escaped = true
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, flags, true
+		case c >= utf8.RuneSelf:
+			// Flagged once; then such bytes are plain like the others.
+			flags |= nonASCIIFlag
+			for i++; i < len(b) && isPlain(b[i]); i++ {
+			}
+		case c == '\\':
+			flags |= escapedFlag
 			if i+1 >= len(b) {
-				return 0, false, false
+				return 0, 0, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return 0, false, false
+					return 0, 0, false
 				}
 				i += 6
 			default:
-				return 0, false, false
+				return 0, 0, false
 			}
 		default: // a control character
-			return 0, false, false
+			return 0, 0, false
 		}
 	}
 }
@@ -116,25 +147,27 @@ func checkLiteral(b []byte, i int, word string) (int, bool) {
 }
 
 // checkValue validates the JSON value starting at b[i] (no leading
-// whitespace) and returns the offset just past it. depth is how many
+// whitespace) and returns the offset just past it, and whether one of its
+// strings (keys included) holds a byte >= 0x80. depth is how many
 // containers are already open around it (0 for a whole line), so that the
 // nesting limit counts from the top of the line. It does not recurse: the
 // open containers are kept on a stack of their opening bytes.
-func checkValue(b []byte, i, depth int) (int, bool) {
+func checkValue(b []byte, i, depth int) (end int, nonASCII, ok bool) {
 	var inline [32]byte
 	open := inline[:0]
-	var ok bool
+	var flags, f uint8 // of all strings so far, of the last one
 	for {
 		// A value starts at i.
 		if i >= len(b) {
-			return 0, false
+			return 0, false, false
 		}
 		switch c := b[i]; c {
 		case '"':
-			i, _, ok = checkString(b, i)
+			i, f, ok = checkString(b, i)
+			flags |= f
 		case '{', '[':
 			if depth+len(open) >= maxDepth {
-				return 0, false
+				return 0, false, false
 			}
 			i = skipSpace(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
@@ -143,9 +176,10 @@ func checkValue(b []byte, i, depth int) (int, bool) {
 			}
 			open = append(open, c)
 			if c == '{' {
-				if i, ok = checkKey(b, i); !ok {
-					return 0, false
+				if i, f, ok = checkKey(b, i); !ok {
+					return 0, false, false
 				}
+				flags |= f
 			}
 			continue
 		case 't':
@@ -156,21 +190,21 @@ func checkValue(b []byte, i, depth int) (int, bool) {
 			i, ok = checkLiteral(b, i, "null")
 		default:
 			if c != '-' && !isDigit(c) {
-				return 0, false
+				return 0, false, false
 			}
 			i, ok = checkNumber(b, i)
 		}
 		if !ok {
-			return 0, false
+			return 0, false, false
 		}
 		// A value ended at i: close the containers it completes.
 		for {
 			if len(open) == 0 {
-				return i, true
+				return i, flags&nonASCIIFlag != 0, true
 			}
 			i = skipSpace(b, i)
 			if i >= len(b) {
-				return 0, false
+				return 0, false, false
 			}
 			top := open[len(open)-1]
 			if b[i] == top+2 {
@@ -179,13 +213,14 @@ func checkValue(b []byte, i, depth int) (int, bool) {
 				continue
 			}
 			if b[i] != ',' {
-				return 0, false
+				return 0, false, false
 			}
 			i = skipSpace(b, i+1)
 			if top == '{' {
-				if i, ok = checkKey(b, i); !ok {
-					return 0, false
+				if i, f, ok = checkKey(b, i); !ok {
+					return 0, false, false
 				}
+				flags |= f
 			}
 			break
 		}
@@ -193,18 +228,18 @@ func checkValue(b []byte, i, depth int) (int, bool) {
 }
 
 // checkKey validates a member's key and its colon at b[i] and returns the
-// offset of its value.
-func checkKey(b []byte, i int) (int, bool) {
+// offset of its value and the key's checkString flags.
+func checkKey(b []byte, i int) (int, uint8, bool) {
 	if i >= len(b) || b[i] != '"' {
-		return 0, false
+		return 0, 0, false
 	}
-	i, _, ok := checkString(b, i)
+	i, flags, ok := checkString(b, i)
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
-		return 0, false
+		return 0, 0, false
 	}
-	return skipSpace(b, i+1), true
+	return skipSpace(b, i+1), flags, true
 }

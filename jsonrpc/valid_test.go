@@ -64,7 +64,46 @@ func FuzzValid(f *testing.F) {
 		if got, want := Valid(b), json.Valid(b); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
+		if nonASCII, ok := validate(b); ok && nonASCII != hasNonASCII(b) {
+			t.Fatalf("validate(%q) says non-ASCII %v", b, nonASCII)
+		}
 	})
+}
+
+// hasNonASCII reports whether b holds a byte >= 0x80.
+func hasNonASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestScanFlagsNonASCII: the scanner notices a byte >= 0x80 wherever it is
+// in a string (key or value, before or after an escape), and only then, so
+// that only such lines are checked for UTF-8.
+func TestScanFlagsNonASCII(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		nonASCII bool
+	}{
+		{`{"jsonrpc":"2.0","method":"m","params":{"a":["x\n",1,{"b":"c"}]}}`, false},
+		{`{"jsonrpc":"2.0","method":"m","params":{"a":["x\né",1]}}`, true},
+		{`{"jsonrpc":"2.0","method":"m","params":{"é":1}}`, true},
+		{"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":[\"\xff\"]}", true},
+		{`{"jsonrpc":"2.0","id":"é","result":{}}`, true},
+		{`{"jsonrpc":"1.0","id":1,"method":"m","x":"é"}`, true}, // ErrInvalid: still scanned whole
+		{`["é"]`, true},
+	} {
+		_, nonASCII, err := parse([]byte(tc.line))
+		if errors.Is(err, ErrParse) || nonASCII != tc.nonASCII {
+			t.Errorf("parse(%s) says non-ASCII %v (error %v), want %v", tc.line, nonASCII, err, tc.nonASCII)
+		}
+		if nonASCII, ok := validate([]byte(tc.line)); !ok || nonASCII != tc.nonASCII {
+			t.Errorf("validate(%s) = %v, %v; want %v, true", tc.line, nonASCII, ok, tc.nonASCII)
+		}
+	}
 }
 
 func BenchmarkValid(b *testing.B) {
