@@ -108,11 +108,30 @@ func main() {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(os.Stderr, "mcp-simple-aggregator: %v\n", err)
+		writeWithin(os.Stderr, fmt.Sprintf("mcp-simple-aggregator: %v\n", err), exitLogWait)
 	} else {
 		code = 0
 	}
 	os.Exit(code)
+}
+
+// exitLogWait bounds the wait for the last log lines at exit: a host that
+// does not read our stderr must not keep the aggregator from exiting.
+const exitLogWait = 100 * time.Millisecond
+
+// writeWithin writes s to w unless that takes longer than d.
+func writeWithin(w io.Writer, s string, d time.Duration) {
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		io.WriteString(w, s)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-written:
+	case <-t.C:
+	}
 }
 
 // run is the whole program; it returns when stdin ends or ctx is done.
@@ -151,6 +170,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	log := aggregator.NewLogger(stderr, "mcp-simple-aggregator: ", *debug)
+	defer log.Flush(exitLogWait)
 	cfg, err := config.Load(*configPath, config.Options{Separator: *separator})
 	if err != nil {
 		return err

@@ -103,8 +103,8 @@ func TestNameCollisionFirstInConfigOrderWins(t *testing.T) {
 	if got != want {
 		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
 	}
-	if !strings.Contains(h.log.String(), `tool "a___x" of server "a_" is hidden by the same name from server "a"`) {
-		t.Fatalf("no collision warning in log:\n%s", h.log.String())
+	if log := h.logged(); !strings.Contains(log, `tool "a___x" of server "a_" is hidden by the same name from server "a"`) {
+		t.Fatalf("no collision warning in log:\n%s", log)
 	}
 }
 
@@ -147,8 +147,8 @@ func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
 	if got != want {
 		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
 	}
-	if !strings.Contains(h.log.String(), `server "loops" repeated the cursor "p2" in tools/list`) {
-		t.Fatalf("looping child not reported:\n%s", h.log.String())
+	if log := h.logged(); !strings.Contains(log, `server "loops" repeated the cursor "p2" in tools/list`) {
+		t.Fatalf("looping child not reported:\n%s", log)
 	}
 }
 
@@ -199,6 +199,9 @@ func TestLoggerWritesEachLineOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if !l.Flush(waitLimit) {
+		t.Fatalf("the log was not written within %v", waitLimit)
+	}
 	if len(w.writes) != 50 {
 		t.Fatalf("%d writes, want 50", len(w.writes))
 	}

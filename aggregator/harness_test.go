@@ -13,6 +13,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 )
 
+// waitLimit bounds every wait of a test for an event; it is a deadlock
+// watchdog, not a measure.
+const waitLimit = 10 * time.Second
+
 // harness is an aggregator served over pipes in process, driven as its
 // client, with a deadlock watchdog on every read.
 type harness struct {
@@ -61,7 +65,7 @@ func serve(t testing.TB, sep string, start func(config.Server) (Process, error),
 		}()
 		select {
 		case <-served:
-		case <-time.After(10 * time.Second):
+		case <-time.After(waitLimit):
 			t.Error("Serve did not return after its input closed")
 		}
 	})
@@ -91,7 +95,7 @@ func (h *harness) read() string {
 			h.t.Fatal("the output ended")
 		}
 		return l
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		h.t.Fatal("no line from the aggregator within 10 s")
 	}
 	return ""
@@ -111,7 +115,7 @@ func (h *harness) closeInput() { h.in.Close() }
 func (h *harness) rest() []string {
 	h.t.Helper()
 	var got []string
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(waitLimit)
 	for {
 		select {
 		case l, ok := <-h.lines:
@@ -123,6 +127,15 @@ func (h *harness) rest() []string {
 			h.t.Fatal("the output did not end within 10 s")
 		}
 	}
+}
+
+// logged returns what the aggregator has logged so far, once written.
+func (h *harness) logged() string {
+	h.t.Helper()
+	if !h.a.log.Flush(waitLimit) {
+		h.t.Fatalf("the log was not written within %v", waitLimit)
+	}
+	return h.log.String()
 }
 
 type syncBuffer struct {

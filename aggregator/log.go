@@ -19,8 +19,8 @@ const defaultLogQueue = 1 << 20
 // Logger, which runs only while there is something to write, writes the
 // queue in order. A host that does not read our stderr therefore cannot
 // stall the protocol. When the queue is full (1 MiB) a line is dropped and
-// counted, and once the writer has caught up it writes how many were
-// dropped. After a write fails (a closed stderr), every line is dropped
+// counted, and how many were dropped is written in their place: before the
+// next line that fits, or once the writer has caught up. After a write fails (a closed stderr), every line is dropped
 // silently.
 type Logger struct {
 	prefix string
@@ -102,6 +102,14 @@ func (l *Logger) enqueue(line []byte) {
 	case l.queued+len(line) > l.limit:
 		l.dropped++
 		return
+	}
+	if l.dropped > 0 {
+		// Where the lines went missing, though a noisy child may never
+		// let the queue empty.
+		count := l.droppedLine(l.dropped)
+		l.dropped = 0
+		l.queue = append(l.queue, count)
+		l.queued += len(count)
 	}
 	l.queue = append(l.queue, line)
 	l.queued += len(line)

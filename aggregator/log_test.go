@@ -3,6 +3,7 @@ package aggregator
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -213,5 +214,58 @@ func TestLoggerIdleHasNoWriter(t *testing.T) {
 	defer w.mu.Unlock()
 	if got := strings.Join(w.writes, ""); got != "warning: round 0\nwarning: round 1\nwarning: round 2\n" {
 		t.Errorf("wrote %q", got)
+	}
+}
+
+// stepWriter lets one Write through per value sent on step, and records
+// the lines.
+type stepWriter struct {
+	step  chan struct{}
+	mu    sync.Mutex // protects lines
+	lines []string
+}
+
+func (w *stepWriter) Write(p []byte) (int, error) {
+	<-w.step
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, string(p))
+	return len(p), nil
+}
+
+// Under a flood that never lets the queue empty (a noisy child), the count
+// of dropped lines still comes out: in their place, before the next line
+// that fits.
+func TestLoggerCountsDropsWhereTheyHappened(t *testing.T) {
+	t.Parallel()
+	w := &stepWriter{step: make(chan struct{})}
+	l := NewLogger(w, "p: ", false)
+	l.limit = len("line 0\n") * 2
+	l.Write([]byte("line 0\n")) // being written, blocked
+	l.Write([]byte("line 1\n")) // queued: the queue is full
+	l.Write([]byte("line 2\n")) // dropped
+	l.Write([]byte("line 3\n")) // dropped
+	w.step <- struct{}{}        // line 0 written: room for one line
+	within(t, "room in the queue", func() {
+		for {
+			l.mu.Lock()
+			room := l.queued+len("line 4\n") <= l.limit
+			l.mu.Unlock()
+			if room {
+				return
+			}
+			runtime.Gosched()
+		}
+	})
+	l.Write([]byte("line 4\n"))
+	close(w.step)
+	if !l.Flush(logWatchdog) {
+		t.Fatal("Flush timed out")
+	}
+	want := []string{"line 0\n", "line 1\n", "p: warning: 2 log lines dropped: stderr was not read fast enough\n", "line 4\n"}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if fmt.Sprint(w.lines) != fmt.Sprint(want) {
+		t.Errorf("lines %q, want %q", w.lines, want)
 	}
 }

@@ -31,7 +31,7 @@ func runToExit(t *testing.T, env []string, stdin string, args ...string) exitRun
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(env, "GORACE=halt_on_error=1 atexit_sleep_ms=0")
+	cmd.Env = append(env, quickRaceExit)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -49,6 +49,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// quickRaceExit keeps an aggregator built with -race (and its watchdog)
+// from sleeping a second before it exits, and stops it at the first race.
+const quickRaceExit = "GORACE=halt_on_error=1 atexit_sleep_ms=0"
+
 // waitLimit bounds every wait of a test for an event; it is a deadlock
 // watchdog, not a measure.
 const waitLimit = 15 * time.Second
@@ -143,7 +147,7 @@ func start(t testing.TB, flags ...string) *session {
 	t.Helper()
 	s := &session{t: t, taken: make(map[*msg]bool), updated: make(chan struct{}), nextID: 100, exited: make(chan struct{})}
 	s.cmd = exec.Command(aggregatorBin, flags...)
-	s.cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 atexit_sleep_ms=0")
+	s.cmd.Env = append(os.Environ(), quickRaceExit)
 	var err error
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)

@@ -76,7 +76,7 @@ func TestInteropOfficialSDKClientAndReferenceServers(t *testing.T) {
 				"--sep", sep, "--prefix-everything", "everything"+sep, "--prefix-fs", "fs"+sep,
 				"--", aggregatorBin, "--config", cfg, "--separator", sep)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 atexit_sleep_ms=0")
+			cmd.Env = append(os.Environ(), quickRaceExit)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			runErr := cmd.Run()

@@ -65,7 +65,9 @@ func TestConfigThatStartsTheAggregatorOnItselfIsRefused(t *testing.T) {
 
 	// --check too: it reports the loop and exits 1.
 	os.Remove(count)
-	out, err := exec.Command(aggregatorBin, "--check", "--config", cfg).CombinedOutput()
+	check := exec.Command(aggregatorBin, "--check", "--config", cfg)
+	check.Env = append(os.Environ(), quickRaceExit)
+	out, err := check.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("--check: %v, want exit status 1\n%s", err, out)
@@ -92,7 +94,9 @@ func TestNestedAggregatorsAreBoundedTo8(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, aggregatorBin, "--check", "--config", path(1)).CombinedOutput()
+	check := exec.CommandContext(ctx, aggregatorBin, "--check", "--config", path(1))
+	check.Env = append(os.Environ(), quickRaceExit)
+	out, err := check.CombinedOutput()
 	if err != nil {
 		t.Fatalf("--check of the top aggregator: %v\n%s", err, out)
 	}

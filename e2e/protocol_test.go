@@ -111,7 +111,7 @@ func TestChildrenSpeakingOtherVersionsAreKeptOrDropped(t *testing.T) {
 	}
 	// The version each child speaks is on record: --check reports it.
 	check := exec.Command(aggregatorBin, "--check", "--config", writeConfig(t, ts("old", "-version", "2024-11-05")))
-	check.Env = append(os.Environ(), "GORACE=halt_on_error=1 atexit_sleep_ms=0")
+	check.Env = append(os.Environ(), quickRaceExit)
 	out, _ := check.Output()
 	if !regexp.MustCompile(`(?m)^old\s.*\b2024-11-05\b`).Match(out) {
 		t.Errorf("--check does not report old's protocol version 2024-11-05:\n%s", out)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -132,6 +133,7 @@ func startWithPipes(t *testing.T, servers []server, flags ...string) (cmd *exec.
 		t.Fatal(err)
 	}
 	cmd = exec.Command(aggregatorBin, append([]string{"--config", writeConfig(t, servers...)}, flags...)...)
+	cmd.Env = append(os.Environ(), quickRaceExit)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	if stdin, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -228,5 +230,65 @@ func TestClosedStderrDropsLogsOnly(t *testing.T) {
 		t.Fatal("still running 5 s after its stdin closed")
 	} else if err != nil {
 		t.Errorf("exit: %v, want status 0", err)
+	}
+}
+
+// A host that never reads the aggregator's stderr: a noisy child fills the
+// pipe, and the log lines that follow (here the warning for a client line
+// that is not JSON, logged on the client's reader) must not stall the
+// protocol. They are dropped, and counted once the host reads again.
+func TestUnreadStderrNeverStallsTheProtocol(t *testing.T) {
+	// The child writes its lines before it answers initialize, so by the
+	// time the client has its answer all but a pipe's worth have reached
+	// the aggregator: more than its stderr pipe and its log queue hold.
+	const noise, warnings = 200000, 20
+	_, stdin, stdout, stderr, exit := startWithPipes(t, []server{ts("alpha"), ts("noisy", "-stderr", fmt.Sprint(noise))})
+	br := bufio.NewReader(stdout)
+	io.WriteString(stdin, e2eInit)
+	if _, err := br.ReadBytes('\n'); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	for i := 0; i < warnings; i++ {
+		io.WriteString(stdin, "not json\n")
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", 100+i)
+		answered := make(chan []byte, 1)
+		go func() {
+			br.ReadBytes('\n') // the parse error
+			line, _ := br.ReadBytes('\n')
+			answered <- line
+		}()
+		select {
+		case line := <-answered:
+			if !bytes.Contains(line, []byte(fmt.Sprintf(`"id":%d,"result"`, 100+i))) {
+				t.Fatalf("ping %d answered %s", i, line)
+			}
+		case <-time.After(waitLimit):
+			t.Fatalf("ping %d not answered within %v while stderr is not read", i, waitLimit)
+		}
+	}
+
+	// The host reads again: every line was either written or counted.
+	logged := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(stderr)
+		logged <- b
+	}()
+	stdin.Close()
+	go io.Copy(io.Discard, stdout)
+	if _, ok := exit.within(waitLimit); !ok {
+		t.Fatal("still running after its stdin closed")
+	}
+	written, dropped := 0, 0
+	for _, line := range strings.Split(strings.TrimSuffix(string(<-logged), "\n"), "\n") {
+		var n int
+		if _, err := fmt.Sscanf(line, "mcp-simple-aggregator: warning: %d log lines dropped", &n); err == nil {
+			dropped += n
+		} else {
+			written++
+		}
+	}
+	t.Logf("%d log lines written, %d dropped and counted", written, dropped)
+	if dropped == 0 || written+dropped < noise+warnings {
+		t.Errorf("%d log lines written and %d counted as dropped, want some dropped and %d in all", written, dropped, noise+warnings)
 	}
 }

@@ -23,8 +23,11 @@
 // every child's group) kills whole groups when the aggregator dies, on
 // every unix.
 //
-// On Windows there are no process groups to signal: stopping the child
-// terminates the child alone.
+// On Windows each child is put in a job object with kill-on-close right
+// after it starts: stopping it terminates its whole tree, what is left when
+// it exits is killed, and Windows kills every tree if the aggregator dies.
+// A grandchild started in the microseconds before the assignment escapes;
+// if no job can be made, the child alone is terminated.
 //
 // Nothing in this package logs, exits the program or writes to os.Stdout.
 package stdio
@@ -83,8 +86,11 @@ type Spec struct {
 	// Stderr receives each line the child writes to its stderr as
 	// "[KEY] line\n", in one Write call per line, so that several children
 	// can share one writer (which must then be safe for concurrent use, as
-	// *os.File is). Line ends ("\n", "\r\n") are replaced; lines have no
-	// length limit; a last line without a newline is relayed too. Nil
+	// *os.File is). Line ends ("\n", "\r\n") are replaced; a last line
+	// without a newline is relayed too. A line longer than 16 KiB is cut:
+	// its first 16 KiB, back to the start of a UTF-8 character, are relayed
+	// followed by " [cut: N bytes in all]" (N: the whole line's length
+	// without its end), and the rest is read and dropped. Nil
 	// discards the lines, but the pipe is still drained. Write errors are
 	// ignored and the pipe is still drained. A Write that blocks delays
 	// [Process.Done].

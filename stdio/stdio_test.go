@@ -369,7 +369,7 @@ func TestStderrRelay(t *testing.T) {
 	p := start(t, spec)
 	waitDone(t, p)
 	big := strings.Repeat("x", 1<<20)
-	want := []string{"[alpha] hello\n", "[alpha] \n", "[alpha] " + big + "\n", "[alpha] final\n"}
+	want := []string{"[alpha] hello\n", "[alpha] \n", "[alpha] " + big[:lineMax] + " [cut: 1048576 bytes in all]\n", "[alpha] final\n"}
 	got := rec.get()
 	if len(got) != len(want) {
 		t.Fatalf("%d writes, want %d", len(got), len(want))
