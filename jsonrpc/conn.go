@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,6 +43,22 @@ type Options struct {
 	// written at once, with no goroutine. After a write fails, every later
 	// Write returns that error.
 	Queue bool
+	// MaxLineSize, when positive, is the longest line Run keeps, in bytes,
+	// its newline not counted: of a longer line it keeps only the first
+	// 64 KiB, reads the rest without storing it, and calls Oversized. Run
+	// never stores more than MaxLineSize of one line, plus its 64 KiB
+	// buffer. (A line longer than the buffer is gathered in pieces and
+	// then joined, as bufio.Reader.ReadBytes does: for a moment it takes
+	// twice its size.) 0 means no limit.
+	MaxLineSize int
+	// Oversized is told about each line longer than MaxLineSize: head is a
+	// copy of its first bytes (up to 64 KiB, raw: it may end inside a
+	// character; see HeadID), size its length as far as read (up to the
+	// end of the stream when no newline came). When it returns nil, Run
+	// goes on with the next line. When it returns an error, or is nil, Run
+	// stops and closes the connection with an error wrapping
+	// ErrLineTooLong and that error.
+	Oversized func(head []byte, size int64) error
 }
 
 // Conn is a JSON-RPC connection over a reader and a writer carrying one
@@ -79,20 +94,42 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 }
 
 // Run reads lines until the reader ends, dispatching each, and then closes
-// the connection with the reader's error (io.EOF at a clean end). There is
-// no limit on the length of a line.
+// the connection with the reader's error (io.EOF at a clean end). A line
+// over Options.MaxLineSize is not dispatched but told to
+// Options.Oversized, which may end Run with an error wrapping
+// ErrLineTooLong; without a MaxLineSize, a line may be of any length.
 func (c *Conn) Run() error {
-	br := bufio.NewReaderSize(c.r, 64<<10)
-	var readErr error
-	for readErr == nil {
-		var line []byte
-		line, readErr = br.ReadBytes('\n')
-		if len(line) > 0 {
+	lines := newLineReader(c.r, c.opts.MaxLineSize)
+	for {
+		line, long, err := lines.next()
+		if long != nil {
+			if lerr := c.tooLong(long); lerr != nil {
+				err = lerr
+			}
+		} else if len(line) > 0 {
 			c.dispatch(line)
 		}
+		if err != nil {
+			c.Close(err)
+			return err
+		}
 	}
-	c.Close(readErr)
-	return readErr
+}
+
+// tooLong tells Options.Oversized about a line over the limit and returns
+// the error that ends Run, or nil to go on.
+func (c *Conn) tooLong(long *longLine) error {
+	var hookErr error
+	if c.opts.Oversized != nil {
+		if hookErr = c.opts.Oversized(long.head, long.size); hookErr == nil {
+			return nil
+		}
+	}
+	err := fmt.Errorf("%w: %d bytes, over MaxLineSize %d", ErrLineTooLong, long.size, c.opts.MaxLineSize)
+	if hookErr != nil {
+		err = fmt.Errorf("%w: %w", err, hookErr)
+	}
+	return err
 }
 
 // dispatch hands one line to the hook it is for. A line with invalid

@@ -7,7 +7,8 @@
 // helpers (Members, Elements, Member, ReplaceMember) edit one member of an
 // object while leaving every other byte alone.
 //
-// A Conn reads one message per line (no line-length limit), correlates the
+// A Conn reads one message per line (of any length, or up to
+// Options.MaxLineSize: a longer line is read by, not stored), correlates the
 // answers to its own requests by id, and hands every request and notification
 // of the peer to a handler. Parse validates a line and finds its members in
 // one pass of its own scanner (valid.go), which accepts exactly what

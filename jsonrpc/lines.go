@@ -1,0 +1,107 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// ErrLineTooLong is wrapped by the error that ends Run when a line is
+// longer than Options.MaxLineSize and Options.Oversized does not let the
+// connection go on.
+var ErrLineTooLong = errors.New("line too long")
+
+// maxHead is how many first bytes of a line over the limit are kept for
+// Options.Oversized.
+const maxHead = 64 << 10
+
+// lineReader splits a stream into lines and keeps at most max bytes of a
+// line (its newline not counted; 0: no limit). Of a longer line it keeps
+// only the first maxHead bytes, reading the rest as it goes by.
+//
+// A line that fits in the buffer costs what bufio.Reader.ReadBytes costs:
+// one allocation of its size. A longer one is gathered in copies of the
+// buffer and then joined, as ReadBytes does: about twice its size at the
+// peak. (Growing one slice instead would peak at 1.5 to 3 times, and keep
+// the spare capacity.)
+type lineReader struct {
+	br    *bufio.Reader
+	max   int
+	frags [][]byte // the full buffers of the line being read; reused
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// longLine is what is kept of a line over the limit.
+type longLine struct {
+	head []byte // the first bytes, at most maxHead, a copy
+	size int64  // the bytes of the whole line, as far as read, newline not counted
+}
+
+// next returns the next line, newline included (none at the end of the
+// stream), and the error that ended the stream after it, as ReadBytes
+// does. A line over the limit is not returned: long describes it instead.
+func (r *lineReader) next() (line []byte, long *longLine, err error) {
+	frag, err := r.br.ReadSlice('\n')
+	var n int64 // bytes in r.frags
+	for {
+		if r.over(n, frag, err) {
+			long, err = r.skip(n, frag, err)
+			return nil, long, err
+		}
+		if err != bufio.ErrBufferFull {
+			break
+		}
+		r.frags = append(r.frags, bytes.Clone(frag))
+		n += int64(len(frag))
+		frag, err = r.br.ReadSlice('\n')
+	}
+	if len(r.frags) == 0 {
+		return bytes.Clone(frag), nil, err // the common case: one copy
+	}
+	line = make([]byte, 0, n+int64(len(frag)))
+	for _, f := range r.frags {
+		line = append(line, f...)
+	}
+	line = append(line, frag...)
+	clear(r.frags) // let them go
+	r.frags = r.frags[:0]
+	return line, nil, err
+}
+
+// content returns how many bytes of frag, as ReadSlice returned it with
+// err, belong to the line: its newline is not counted.
+func content(frag []byte, err error) int64 {
+	if err == nil {
+		return int64(len(frag) - 1)
+	}
+	return int64(len(frag))
+}
+
+// over reports whether a line of n bytes read, then frag, is over the
+// limit.
+func (r *lineReader) over(n int64, frag []byte, err error) bool {
+	return r.max > 0 && n+content(frag, err) > int64(r.max)
+}
+
+// skip reads the rest of a line over the limit, of which n bytes are in
+// r.frags and frag came last with err, without keeping it. It describes
+// the line and returns the error that ended the stream after it, if any.
+func (r *lineReader) skip(n int64, frag []byte, err error) (*longLine, error) {
+	long := &longLine{size: n + content(frag, err)}
+	long.head = make([]byte, 0, min(long.size, maxHead))
+	for _, f := range r.frags {
+		long.head = append(long.head, f[:min(len(f), maxHead-len(long.head))]...)
+	}
+	long.head = append(long.head, frag[:min(content(frag, err), int64(maxHead-len(long.head)))]...)
+	clear(r.frags)
+	r.frags = r.frags[:0]
+	for err == bufio.ErrBufferFull {
+		frag, err = r.br.ReadSlice('\n')
+		long.size += content(frag, err)
+	}
+	return long, err
+}

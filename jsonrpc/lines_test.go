@@ -1,0 +1,196 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// requestOfSize returns a request line of exactly n bytes, newline not
+// included, under the id id.
+func requestOfSize(id, n int) []byte {
+	line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"m","params":{"pad":"`, id)
+	line = append(line, bytes.Repeat([]byte("x"), n-len(line)-3)...)
+	return append(line, `"}}`...)
+}
+
+type oversizedCall struct {
+	head []byte
+	size int64
+}
+
+// TestOversizedLinesAreSkipped: a line over MaxLineSize goes to Oversized
+// with its first bytes (up to 64 KiB) and its size, the id in them can be
+// found with HeadID, and the lines after it are dispatched; a line at the
+// limit is dispatched as usual.
+func TestOversizedLinesAreSkipped(t *testing.T) {
+	for _, limit := range []int{1000, 100 << 10} { // in the buffer, and gathered across buffers
+		for name, wrap := range map[string]func(io.Reader) io.Reader{
+			"whole reads":     func(r io.Reader) io.Reader { return r },
+			"one-byte reads":  iotest.OneByteReader,
+			"half-full reads": iotest.HalfReader,
+		} {
+			t.Run(fmt.Sprintf("limit %d, %s", limit, name), func(t *testing.T) {
+				watchdog(t, deadlockTimeout)
+				atLimit := requestOfSize(1, limit)
+				overBy1 := requestOfSize(2, limit+1)
+				big := requestOfSize(3, 200<<10)
+				good := requestOfSize(4, 100)
+				last := requestOfSize(5, limit+10) // at the end, with no newline
+				input := bytes.Join([][]byte{atLimit, overBy1, big, good, last}, []byte("\n"))
+
+				var handled []string
+				var oversized []oversizedCall
+				c := NewConn(wrap(bytes.NewReader(input)), io.Discard, Options{
+					MaxLineSize: limit,
+					Handle:      func(m *Message) { handled = append(handled, string(m.ID)) },
+					Oversized: func(head []byte, size int64) error {
+						oversized = append(oversized, oversizedCall{bytes.Clone(head), size})
+						return nil
+					},
+				})
+				if err := c.Run(); err != io.EOF {
+					t.Errorf("Run = %v, want io.EOF", err)
+				}
+				if want := []string{"1", "4"}; fmt.Sprint(handled) != fmt.Sprint(want) {
+					t.Errorf("Handle got ids %v, want %v", handled, want)
+				}
+				want := []struct {
+					line []byte
+					id   string
+				}{{overBy1, "2"}, {big, "3"}, {last, "5"}}
+				if len(oversized) != len(want) {
+					t.Fatalf("Oversized called %d times, want %d", len(oversized), len(want))
+				}
+				for i, w := range want {
+					got := oversized[i]
+					if got.size != int64(len(w.line)) {
+						t.Errorf("line %s: Oversized got size %d, want %d", w.id, got.size, len(w.line))
+					}
+					if !bytes.Equal(got.head, w.line[:min(len(w.line), 64<<10)]) {
+						t.Errorf("line %s: Oversized got a head of %d bytes, not the line's first %d", w.id, len(got.head), min(len(w.line), 64<<10))
+					}
+					if id, ok := HeadID(got.head); !ok || string(id) != w.id {
+						t.Errorf("line %s: HeadID(head) = %s, %v", w.id, id, ok)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestOversizedLineEndsRun: when Oversized refuses a line, or there is no
+// Oversized, Run ends with ErrLineTooLong and pending calls fail with it.
+func TestOversizedLineEndsRun(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		oversized func([]byte, int64) error
+		want      []error
+	}{
+		{"refused", func([]byte, int64) error { return errBoom }, []error{ErrLineTooLong, errBoom}},
+		{"no hook", nil, []error{ErrLineTooLong}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handled := make(chan *Message, 1)
+			p := newFakePeer(t, Options{
+				MaxLineSize: 200,
+				Oversized:   tc.oversized,
+				Handle:      func(m *Message) { handled <- m },
+			}, nil)
+			res := goCall(context.Background(), p.conn, "m", nil)
+			p.mustReadLine()
+			go p.send(string(requestOfSize(9, 201)) + "\n" + string(requestOfSize(10, 80)) + "\n")
+			r := await(t, res, "the pending call")
+			for _, want := range append(tc.want, ErrClosed) {
+				if !errors.Is(r.err, want) {
+					t.Errorf("the pending call failed with %v, want %v in it", r.err, want)
+				}
+			}
+			err := p.waitRun()
+			for _, want := range tc.want {
+				if !errors.Is(err, want) {
+					t.Errorf("Run = %v, want %v in it", err, want)
+				}
+			}
+			select {
+			case m := <-handled:
+				t.Errorf("the line after the oversized one was handled: %s", m.ID)
+			default:
+			}
+		})
+	}
+}
+
+// allocated returns how many bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestOversizedLineIsNotKept: a 64 MiB line through a 1 MiB limit is read
+// by, not stored.
+func TestOversizedLineIsNotKept(t *testing.T) {
+	watchdog(t, deadlockTimeout)
+	const pad = 64 << 20
+	prefix := `{"jsonrpc":"2.0","id":8,"method":"m","params":{"pad":"`
+	suffix := `"}}` + "\n" + string(requestOfSize(9, 100)) + "\n"
+	input := io.MultiReader(strings.NewReader(prefix),
+		&repeatReader{line: bytes.Repeat([]byte("x"), 64<<10), n: pad / (64 << 10)},
+		strings.NewReader(suffix))
+	var handled []string
+	var size int64
+	c := NewConn(input, io.Discard, Options{
+		MaxLineSize: 1 << 20,
+		Handle:      func(m *Message) { handled = append(handled, string(m.ID)) },
+		Oversized: func(head []byte, n int64) error {
+			size = n
+			return nil
+		},
+	})
+	var err error
+	n := allocated(func() { err = c.Run() })
+	if err != io.EOF {
+		t.Errorf("Run = %v, want io.EOF", err)
+	}
+	if want := int64(len(prefix) + pad + 3); size != want {
+		t.Errorf("Oversized got size %d, want %d", size, want)
+	}
+	if len(handled) != 1 || handled[0] != "9" {
+		t.Errorf("Handle got ids %v, want [9]", handled)
+	}
+	if n > 8<<20 {
+		t.Errorf("reading a 64 MiB line through a 1 MiB limit allocated %d MiB", n>>20)
+	}
+}
+
+// TestLongLineCostsTwiceItsSize: a line under the limit but longer than
+// the buffer is read at the cost of about twice its size, as
+// bufio.Reader.ReadBytes reads it.
+func TestLongLineCostsTwiceItsSize(t *testing.T) {
+	watchdog(t, deadlockTimeout)
+	const size = 16 << 20
+	line := append(requestOfSize(1, size), '\n')
+	var handled int
+	c := NewConn(bytes.NewReader(line), io.Discard, Options{
+		MaxLineSize: 2 * size,
+		Handle:      func(*Message) { handled++ },
+	})
+	n := allocated(func() { c.Run() })
+	if handled != 1 {
+		t.Fatalf("Handle called %d times, want 1", handled)
+	}
+	if n > 2*size+1<<20 {
+		t.Errorf("reading a %d MiB line allocated %.1f MiB", size>>20, float64(n)/(1<<20))
+	}
+	t.Logf("reading a %d MiB line allocated %.2f MiB", size>>20, float64(n)/(1<<20))
+}
