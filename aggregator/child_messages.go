@@ -10,11 +10,19 @@ import (
 
 // handle receives each request and notification of the child, on its
 // reader goroutine. Until the client is initialized, all but list changes
-// (which refresh the registry at once) wait at the gate.
+// (which refresh the registry at once) wait at the gate, within a bound.
 func (c *child) handle(m *jsonrpc.Message) {
-	up := c.a.client.conn
-	if up != nil && !strings.HasSuffix(m.Method, "/list_changed") && c.a.client.gate.hold(c, m) {
-		return
+	if c.a.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
+		switch c.a.client.gate.hold(c, m) {
+		case gateHeld:
+			return
+		case gateRefused:
+			if m.IsRequest() {
+				c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+					"mcp-simple-aggregator: the client is not initialized yet and more than %d bytes of this server's messages are waiting for it", heldLimit)))
+			}
+			return
+		}
 	}
 	c.dispatch(m)
 }

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -264,5 +265,58 @@ func TestProgressOnlyForTheChildsOwnCalls(t *testing.T) {
 		if got := h.read(); got != want {
 			t.Fatalf("got  %s\nwant %s", got, want)
 		}
+	}
+}
+
+// TestHeldMessagesAreBounded: what a child sends before the client is
+// initialized waits at the gate up to heldLimit bytes; past it, its
+// notifications are dropped (and counted in one warning) and its requests
+// are refused at once.
+func TestHeldMessagesAreBounded(t *testing.T) {
+	const notifications = 5000
+	data := strings.Repeat("x", 1000)
+	refused := make(chan string, 1)
+	child := startScripted(func(m *jsonrpc.Message, line []byte, out io.Writer) {
+		switch {
+		case m.Method == "initialize":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"n","version":"1"}}`)))
+		case m.Method == "tools/list":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[]}`)))
+		case m.Method == "notifications/initialized":
+			for i := 0; i < notifications; i++ {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}`+"\n", data)
+			}
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":"r1","method":"roots/list","params":{"_meta":{"pad":"%s"}}}`+"\n", data)
+		case m.IsResponse() && string(m.ID) == `"r1"`:
+			refused <- string(line)
+		}
+	})
+	h := serve(t, ":", func(config.Server) (Process, error) { return child, nil }, "n")
+	h.exchange(initLine)
+	select {
+	case line := <-refused:
+		if !strings.Contains(line, `"code":-32603`) || !strings.Contains(line, "not initialized yet") {
+			t.Errorf("the child's request past the bound was answered %s", line)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the child's request past the bound was not refused")
+	}
+	go func() { // the held notifications go up while these are sent
+		io.WriteString(h.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		io.WriteString(h.in, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	}()
+	relayed := 0
+	for line := h.read(); line != `{"jsonrpc":"2.0","id":2,"result":{}}`; line = h.read() {
+		if !strings.Contains(line, `"method":"notifications/message"`) {
+			t.Fatalf("unexpected line %.100s", line)
+		}
+		relayed++
+	}
+	if relayed == 0 || relayed*len(data) > heldLimit {
+		t.Errorf("%d notifications of %d bytes relayed, want some and at most %d bytes", relayed, len(data), heldLimit)
+	}
+	want := fmt.Sprintf(`server "n": %d notifications it sent before the client was initialized were dropped`, notifications-relayed)
+	if log := h.logged(); !strings.Contains(log, want) {
+		t.Errorf("log does not say %q:\n%s", want, log)
 	}
 }
