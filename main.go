@@ -14,6 +14,9 @@
 //	                         which reject ":" in tool names)
 //	--name NAME              serverInfo.name to report (default "mcp-simple-aggregator")
 //	--startup-timeout DUR    how long a server may take to start (default 30s)
+//	--max-message-size SIZE  the longest message, either way (default 256MiB;
+//	                         0: no limit): a longer one from the client gets
+//	                         an error, a server that sends one is dropped
 //	--check                  start every server, print what it offers, stop,
 //	                         exit 0 if all started and 1 otherwise
 //	--debug                  log debugging details to stderr
@@ -29,9 +32,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -57,6 +63,10 @@ Flags:
                          tool names: use --separator __ with them
   --name NAME            serverInfo.name to report (default "mcp-simple-aggregator")
   --startup-timeout DUR  how long a server may take to start (default 30s)
+  --max-message-size SIZE
+                         the longest message, either way (default 256MiB;
+                         0: no limit): a longer one from the client gets an
+                         error, a server that sends one is dropped
   --check                start every server, print what it offers, stop; exit 0
                          if all started, 1 otherwise
   --debug                log debugging details to stderr
@@ -115,6 +125,29 @@ func main() {
 	os.Exit(code)
 }
 
+// defaultMaxMessage is the default of --max-message-size.
+const defaultMaxMessage = 256 << 20
+
+// parseSize reads a size in bytes: a whole number, optionally followed by
+// KiB, MiB or GiB (or K, M, G: the same).
+func parseSize(v string) (int, error) {
+	num, mult := v, 1
+	for _, u := range []struct {
+		suffix string
+		mult   int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, mult = n, u.mult
+			break
+		}
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || n > math.MaxInt/mult {
+		return 0, fmt.Errorf("%q is not a size: want a number of bytes such as 1048576, or 64KiB, 256MiB, 1GiB", v)
+	}
+	return n * mult, nil
+}
+
 // exitLogWait bounds the wait for the last log lines at exit: a host that
 // does not read our stderr must not keep the aggregator from exiting.
 const exitLogWait = 100 * time.Millisecond
@@ -145,6 +178,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	check := fs.Bool("check", false, "")
 	debug := fs.Bool("debug", false, "")
 	showVersion := fs.Bool("version", false, "")
+	maxMessage := defaultMaxMessage
+	fs.Func("max-message-size", "", func(v string) (err error) {
+		maxMessage, err = parseSize(v)
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -198,6 +236,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Version:        version,
 		Separator:      *separator,
 		StartupTimeout: *startupTimeout,
+		MaxMessageSize: maxMessage,
 		Servers:        cfg.Servers,
 		Log:            log,
 		Start: func(s config.Server) (aggregator.Process, error) {

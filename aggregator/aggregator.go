@@ -80,6 +80,10 @@ type Options struct {
 	Log            *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
+	// MaxMessageSize bounds one message, in bytes: a longer line of the
+	// client gets an error and is discarded; a child that sends one is
+	// dropped as broken. 0 means no bound.
+	MaxMessageSize int
 }
 
 // Aggregator is one client session over a fixed set of children.
@@ -150,10 +154,12 @@ func New(opts Options) *Aggregator {
 func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	output := &clientOutput{w: out, broken: make(chan struct{})}
 	up := jsonrpc.NewConn(in, output, jsonrpc.Options{
-		Handle:    a.clientMessage,
-		Batch:     a.clientBatch,
-		Invalid:   a.clientInvalid,
-		Unmatched: func(m *jsonrpc.Message) { a.log.Debugf("client answered unknown id %s", m.ID) },
+		Handle:      a.clientMessage,
+		Batch:       a.clientBatch,
+		Invalid:     a.clientInvalid,
+		Unmatched:   func(m *jsonrpc.Message) { a.log.Debugf("client answered unknown id %s", m.ID) },
+		MaxLineSize: a.opts.MaxMessageSize,
+		Oversized:   a.clientOversized,
 	})
 	a.client.conn = up // before any child starts: their readers use it
 	a.startChildren()

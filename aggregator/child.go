@@ -95,9 +95,11 @@ func (c *child) spawn() {
 	c.conn = jsonrpc.NewConn(proc.Stdout(), proc.Stdin(), jsonrpc.Options{
 		// Writes to a child never block: one that stops reading its stdin
 		// must not stall the client or the other children.
-		Queue:   true,
-		Handle:  c.handle,
-		Invalid: c.invalid,
+		Queue:       true,
+		Handle:      c.handle,
+		Invalid:     c.invalid,
+		MaxLineSize: c.a.opts.MaxMessageSize,
+		Oversized:   c.oversized,
 		Unmatched: func(m *jsonrpc.Message) {
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
@@ -122,6 +124,14 @@ func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
 		// A request with a null or malformed id still gets an answer.
 		c.conn.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
 	}
+}
+
+// oversized drops the child for a line longer than MaxMessageSize: what
+// it sends can no longer be trusted to be whole.
+func (c *child) oversized(head []byte, size int64) error {
+	err := fmt.Errorf("server %q sent a message of %d bytes, more than the limit of %d (--max-message-size)", c.key, size, c.a.opts.MaxMessageSize)
+	c.drop(err)
+	return err
 }
 
 // watch waits for the child to end, at any time, and drops it.

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -149,6 +150,17 @@ func (a *Aggregator) clientInvalid(line []byte, m *jsonrpc.Message, err error) {
 	if reply := a.invalidReply(line, m, err); reply != nil {
 		a.client.conn.Write(reply)
 	}
+}
+
+// clientOversized answers a client line longer than MaxMessageSize, which
+// was not read, with -32600 under its id when its head shows one, and
+// goes on reading.
+func (a *Aggregator) clientOversized(head []byte, size int64) error {
+	id, _ := jsonrpc.HeadID(head) // nil: null
+	a.log.Warnf("client sent a message of %d bytes, more than the limit of %d (--max-message-size); discarded: %s", size, a.opts.MaxMessageSize, clipLine(head))
+	a.client.conn.Write(errorLine(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+		"Invalid Request: a message of %d bytes, more than mcp-simple-aggregator's limit of %d bytes (--max-message-size)", size, a.opts.MaxMessageSize)))
+	return nil
 }
 
 // invalidReply logs a message of the client that is not valid (on a line

@@ -31,12 +31,19 @@ type harness struct {
 // sep between key and name.
 func serve(t testing.TB, sep string, start func(config.Server) (Process, error), keys ...string) *harness {
 	t.Helper()
-	var servers []config.Server
+	return serveOptions(t, Options{Separator: sep, Start: start}, keys...)
+}
+
+// serveOptions is serve with more options; Name, Version, Servers and Log
+// are the harness's.
+func serveOptions(t testing.TB, opts Options, keys ...string) *harness {
+	t.Helper()
 	for _, k := range keys {
-		servers = append(servers, config.Server{Key: k, Command: "fake"})
+		opts.Servers = append(opts.Servers, config.Server{Key: k, Command: "fake"})
 	}
 	h := &harness{t: t, lines: make(chan string, 100)}
-	h.a = New(Options{Name: "agg", Version: "test", Separator: sep, Servers: servers, Log: NewLogger(&h.log, "", false), Start: start})
+	opts.Name, opts.Version, opts.Log = "agg", "test", NewLogger(&h.log, "", false)
+	h.a = New(opts)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	h.in = inW

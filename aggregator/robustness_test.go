@@ -320,3 +320,47 @@ func TestHeldMessagesAreBounded(t *testing.T) {
 		t.Errorf("log does not say %q:\n%s", want, log)
 	}
 }
+
+// TestMaxMessageSize: a client line over the limit gets -32600 under its
+// id and is discarded, the next one is served; a child that sends a line
+// over it is dropped as broken, its call failing with an error that says
+// why, and the other child goes on.
+func TestMaxMessageSize(t *testing.T) {
+	const limit = 4096
+	huge := strings.Repeat("x", 2*limit)
+	start := func(s config.Server) (Process, error) {
+		list := toolServer(`{"name":"echo"}`)
+		return startFake(func(method string, params []byte) string {
+			switch {
+			case method != "tools/call":
+				return list(method, params)
+			case s.Key == "big":
+				return `{"content":[{"type":"text","text":"` + huge + `"}]}`
+			default:
+				return `{"content":[]}`
+			}
+		}), nil
+	}
+	h := serveOptions(t, Options{Separator: ":", Start: start, MaxMessageSize: limit}, "ok", "big")
+	h.exchange(initLine)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	got := h.exchange(`{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"ok:echo","arguments":{"text":"` + huge + `"}}}`)
+	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":"long","error":{"code":-32600,`) || !strings.Contains(got, "--max-message-size") {
+		t.Errorf("a client line over the limit answered %s", got)
+	}
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ok:echo"}}`); got != `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` {
+		t.Errorf("the call after it answered %s", got)
+	}
+
+	got = h.exchange(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"big:echo"}}`)
+	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,`) || !strings.Contains(got, `server \"big\" sent a message of`) {
+		t.Errorf("a child's answer over the limit: %s", got)
+	}
+	if got := h.read(); got != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
+		t.Errorf("after the child was dropped: %s, want tools/list_changed", got)
+	}
+	if got := h.exchange(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ok:echo"}}`); got != `{"jsonrpc":"2.0","id":5,"result":{"content":[]}}` {
+		t.Errorf("the other child after the drop answered %s", got)
+	}
+}

@@ -521,3 +521,22 @@ func TestCLIDisabledServerIsLeftOut(t *testing.T) {
 		t.Errorf("%d children running, want only alpha", len(pids))
 	}
 }
+
+// --max-message-size bounds a message: a longer client line gets -32600
+// under its id and the next is served; a value that is not a size is
+// refused with exit status 2, saying what a size looks like.
+func TestCLIMaxMessageSize(t *testing.T) {
+	cfg := writeConfig(t, ts("alpha"))
+	long := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"alpha:echo","arguments":{"text":"` + strings.Repeat("x", 2048) + `"}}}`
+	r := runToExit(t, nil, e2eInit+long+"\n"+`{"jsonrpc":"2.0","id":8,"method":"ping"}`+"\n", "--config", cfg, "--max-message-size", "1KiB")
+	// (initialize is answered once alpha has started: maybe last.)
+	if !strings.Contains(r.stdout, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: a message of 2149 bytes, more than mcp-simple-aggregator's limit of 1024 bytes (--max-message-size)"}}`+"\n") ||
+		!strings.Contains(r.stdout, `{"jsonrpc":"2.0","id":8,"result":{}}`+"\n") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+
+	r = runToExit(t, nil, "", "--config", cfg, "--max-message-size", "12X")
+	if r.code != 2 || !strings.Contains(r.stderr, `"12X" is not a size`) || !strings.Contains(r.stderr, "256MiB") {
+		t.Errorf("--max-message-size 12X: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
