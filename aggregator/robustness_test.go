@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -362,5 +363,26 @@ func TestMaxMessageSize(t *testing.T) {
 	}
 	if got := h.exchange(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ok:echo"}}`); got != `{"jsonrpc":"2.0","id":5,"result":{"content":[]}}` {
 		t.Errorf("the other child after the drop answered %s", got)
+	}
+}
+
+// TestInvalidUTF8FromAChildIsReplaced: nothing but valid UTF-8 reaches the
+// client: each invalid byte of a child's answer becomes U+FFFD, as
+// encoding/json decodes it; valid text, escapes included, passes as it is.
+func TestInvalidUTF8FromAChildIsReplaced(t *testing.T) {
+	h := serve(t, ":", func(config.Server) (Process, error) {
+		list := toolServer(`{"name":"t"}`)
+		return startFake(func(method string, params []byte) string {
+			if method == "tools/call" {
+				return "{\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9 \xff\xfe ok \\u00e9 é\"}]}"
+			}
+			return list(method, params)
+		}), nil
+	}, "u")
+	h.exchange(initLine)
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"u:t"}}`)
+	want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"caf` + "\uFFFD \uFFFD\uFFFD" + ` ok \u00e9 é"}]}}`
+	if got != want || !utf8.ValidString(got) {
+		t.Errorf("answer with invalid UTF-8:\n got %q\nwant %q", got, want)
 	}
 }
