@@ -41,8 +41,16 @@ type Options struct {
 	// goroutine of the Conn writes it, in order. Where the writer is a
 	// non-blocking file (a pipe from os.Pipe on unix) a line that fits is
 	// written at once, with no goroutine. After a write fails, every later
-	// Write returns that error.
+	// Write returns that error. A request waiting in the queue, not yet
+	// taken by that goroutine, can be taken back with Conn.Withdraw.
 	Queue bool
+	// MaxQueued, with Queue, bounds the bytes of lines accepted and not
+	// yet written (waiting, or being written): a line that would take them
+	// over it is refused at once with an error wrapping ErrQueueFull,
+	// unless nothing is queued, so that one line of any size can go out.
+	// Unlike a write error, this one does not stick: later lines are
+	// accepted as the queue drains. 0 means no bound.
+	MaxQueued int
 	// MaxLineSize, when positive, is the longest line Run keeps, in bytes,
 	// its newline not counted: of a longer line it keeps only the first
 	// 64 KiB, reads the rest without storing it, and calls Oversized. Run
@@ -67,9 +75,10 @@ type Conn struct {
 	r    io.Reader
 	opts Options
 
-	wmu       sync.Mutex // protects w, queue, flushDone and werr
+	wmu       sync.Mutex // protects w, queue, queued, flushDone and werr
 	w         io.Writer
-	queue     [][]byte                  // with Options.Queue: lines waiting for the flusher
+	queue     lineQueue                 // with Options.Queue: lines waiting for the flusher
+	queued    int                       // with Options.Queue: bytes accepted, not yet written
 	flushDone chan struct{}             // while a flusher goroutine writes the queue: closed when it stops
 	werr      error                     // with Options.Queue: the error that stopped writing
 	direct    func([]byte) (int, error) // with Options.Queue: a write that never blocks, if w allows
@@ -258,7 +267,7 @@ func (c *Conn) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error
 	}
 	c.pending[n] = w
 	c.mu.Unlock()
-	if err := c.Write(line); err != nil {
+	if err := c.write(line, n); err != nil {
 		c.Forget(id)
 		return nil, err
 	}
@@ -337,73 +346,6 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) (*Message
 // Notify sends a notification.
 func (c *Conn) Notify(method string, params []byte) error {
 	return c.Write(AppendNotification(nil, method, params))
-}
-
-// Write writes one complete line (ending in a newline) in a single Write,
-// or, with Options.Queue, without blocking.
-func (c *Conn) Write(line []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if !c.opts.Queue {
-		_, err := c.w.Write(line)
-		return err
-	}
-	if c.werr != nil {
-		return c.werr
-	}
-	if c.flushDone == nil {
-		if c.direct != nil {
-			n, err := c.direct(line)
-			if err != nil {
-				c.werr = err
-				return err
-			}
-			if n == len(line) {
-				return nil
-			}
-			line = line[n:]
-		}
-		c.flushDone = make(chan struct{})
-		go c.flush()
-	}
-	c.queue = append(c.queue, line)
-	return nil
-}
-
-// flush writes the queue until it is empty or a write fails.
-func (c *Conn) flush() {
-	for {
-		c.wmu.Lock()
-		lines := c.queue
-		c.queue = nil
-		if len(lines) == 0 || c.werr != nil {
-			close(c.flushDone)
-			c.flushDone = nil
-			c.wmu.Unlock()
-			return
-		}
-		c.wmu.Unlock()
-		for _, line := range lines {
-			if _, err := c.w.Write(line); err != nil {
-				c.wmu.Lock()
-				c.werr = err
-				c.wmu.Unlock()
-				break
-			}
-		}
-	}
-}
-
-// WaitWrites waits until the goroutine that writes queued lines (with
-// Options.Queue), if one is writing, has stopped: because the queue is
-// empty or a write failed. Closing the writer ends a write that waits.
-func (c *Conn) WaitWrites() {
-	c.wmu.Lock()
-	done := c.flushDone
-	c.wmu.Unlock()
-	if done != nil {
-		<-done
-	}
 }
 
 // Reply answers the request id with a raw result.

@@ -117,3 +117,199 @@ func TestWaitWritesWaitsForTheFlusher(t *testing.T) {
 		t.Fatal("WaitWrites did not return after the write failed")
 	}
 }
+
+// notificationOfSize returns a notification line of exactly n bytes,
+// newline included.
+func notificationOfSize(n int) []byte {
+	base := len(AppendNotification(nil, "m", []byte(`{"p":""}`)))
+	return AppendNotification(nil, "m", []byte(`{"p":"`+strings.Repeat("x", n-base)+`"}`))
+}
+
+// stuckWriter returns a writer that is not a file (every queued line goes
+// through the flusher) and takes nothing until pr is read, and a channel
+// told each time a Write starts.
+func stuckWriter(t *testing.T) (w io.Writer, pr *io.PipeReader, entered <-chan struct{}) {
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pr.Close() })
+	ch := make(chan struct{}, 100)
+	return &recordingWriter{w: pw, enter: func() { ch <- struct{}{} }}, pr, ch
+}
+
+// readLines reads one line from r for each of want and checks that it is
+// that line.
+func readLines(t *testing.T, r io.Reader, want ...[]byte) {
+	t.Helper()
+	for i, w := range want {
+		got := make([]byte, len(w))
+		if _, err := io.ReadFull(r, got); err != nil {
+			t.Fatalf("reading line %d: %v", i, err)
+		}
+		if !bytes.Equal(got, w) {
+			t.Fatalf("line %d is %.60q..., want %.60q...", i, got, w)
+		}
+	}
+}
+
+// TestMaxQueued: with the queue holding bytes, a line that would take it
+// over MaxQueued is refused with ErrQueueFull, whatever writes it (a
+// refused call leaves nothing pending); everything accepted arrives in
+// order, and once the queue drains lines are accepted again, even one over
+// the bound.
+func TestMaxQueued(t *testing.T) {
+	watchdog(t, deadlockTimeout)
+	w, pr, entered := stuckWriter(t)
+	c := NewConn(nil, w, Options{Queue: true, MaxQueued: 1000})
+	var sent [][]byte
+	mustWrite := func(line []byte) {
+		t.Helper()
+		if err := c.Write(line); err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, line)
+	}
+	mustWrite(notificationOfSize(300))
+	await(t, entered, "the flusher to write") // 300 bytes in its hands
+	mustWrite(notificationOfSize(300))
+	mustWrite(notificationOfSize(300)) // 900 bytes queued
+	err := c.Write(notificationOfSize(101))
+	if !errors.Is(err, ErrQueueFull) || !strings.Contains(err.Error(), "900 bytes queued") || !strings.Contains(err.Error(), "limit 1000") {
+		t.Fatalf("Write over the bound = %v, want ErrQueueFull saying 900 bytes queued, limit 1000", err)
+	}
+	mustWrite(notificationOfSize(100)) // exactly 1000
+
+	if _, err := c.Go("m", nil, func(*Message, error) { t.Error("the Waiter of a refused call was called") }); !errors.Is(err, ErrQueueFull) {
+		t.Errorf("Go = %v, want ErrQueueFull", err)
+	}
+	c.mu.Lock()
+	pending := len(c.pending)
+	c.mu.Unlock()
+	if pending != 0 {
+		t.Errorf("%d calls pending after Go was refused", pending)
+	}
+	if err := c.Notify("n", nil); !errors.Is(err, ErrQueueFull) {
+		t.Errorf("Notify = %v, want ErrQueueFull", err)
+	}
+	if err := c.Reply([]byte("1"), []byte("{}")); !errors.Is(err, ErrQueueFull) {
+		t.Errorf("Reply = %v, want ErrQueueFull", err)
+	}
+
+	readLines(t, pr, sent...)
+	c.WaitWrites()
+	big := notificationOfSize(5000) // over the bound, but nothing is queued
+	mustWrite(big)
+	if err := c.Write(notificationOfSize(200)); !errors.Is(err, ErrQueueFull) {
+		t.Errorf("Write behind a line over the bound = %v, want ErrQueueFull", err)
+	}
+	readLines(t, pr, big)
+	c.WaitWrites()
+	last := notificationOfSize(200)
+	mustWrite(last)
+	readLines(t, pr, last)
+}
+
+// TestWithdraw: a request still waiting whole in the queue is taken back:
+// the peer never gets it and its Waiter is never called; one being
+// written or written already is not.
+func TestWithdraw(t *testing.T) {
+	watchdog(t, deadlockTimeout)
+	w, pr, entered := stuckWriter(t)
+	c := NewConn(nil, w, Options{Queue: true})
+	answers := make(map[string]chan error)
+	send := func(method string) []byte {
+		t.Helper()
+		ch := make(chan error, 1)
+		answers[method] = ch
+		id, err := c.Go(method, nil, func(_ *Message, err error) { ch <- err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	writing := send("writing")
+	await(t, entered, "the flusher to write")
+	withdrawn := send("withdrawn")
+	kept := send("kept")
+	if err := c.Notify("last", nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if c.Withdraw(writing) {
+		t.Error("Withdraw took back the request being written")
+	}
+	if !c.Withdraw(withdrawn) {
+		t.Fatal("Withdraw did not take back a queued request")
+	}
+	if c.Withdraw(withdrawn) {
+		t.Error("Withdraw took back the same request twice")
+	}
+	if c.Withdraw([]byte(`"x"`)) || c.Withdraw([]byte("99")) {
+		t.Error("Withdraw took back requests never sent")
+	}
+	readLines(t, pr,
+		AppendRequest(nil, writing, "writing", nil),
+		AppendRequest(nil, kept, "kept", nil),
+		AppendNotification(nil, "last", nil))
+	c.WaitWrites()
+	if c.Withdraw(kept) {
+		t.Error("Withdraw took back a request already written")
+	}
+
+	c.Close(errBoom) // every call still pending fails; the withdrawn one is not
+	for _, m := range []string{"writing", "kept"} {
+		if err := await(t, answers[m], m); !errors.Is(err, errBoom) {
+			t.Errorf("call %s ended with %v, want %v", m, err, errBoom)
+		}
+	}
+	select {
+	case err := <-answers["withdrawn"]:
+		t.Errorf("the withdrawn call's Waiter was called: %v", err)
+	default:
+	}
+}
+
+// TestLineQueue: lines come out oldest first whatever the pushes, pops
+// and removals in between, with the array reused and compacted.
+func TestLineQueue(t *testing.T) {
+	var q lineQueue
+	var want []int64 // the model: ids in order
+	next := int64(1)
+	push := func(n int) {
+		for range n {
+			q.push(queuedLine{line: []byte("x"), id: next})
+			want = append(want, next)
+			next++
+		}
+	}
+	pop := func(n int) {
+		t.Helper()
+		for range n {
+			l, ok := q.pop()
+			if !ok || l.id != want[0] {
+				t.Fatalf("pop = %d, %v; want %d", l.id, ok, want[0])
+			}
+			want = want[1:]
+		}
+	}
+	push(10)
+	pop(7)
+	push(30) // compacts or grows past the spent front
+	if l, ok := q.remove(want[5]); !ok || l.id != want[5] {
+		t.Fatalf("remove(%d) = %d, %v", want[5], l.id, ok)
+	}
+	want = append(want[:5:5], want[6:]...)
+	if _, ok := q.remove(1); ok {
+		t.Fatal("removed a line already popped")
+	}
+	pop(len(want))
+	if l, ok := q.pop(); ok {
+		t.Fatalf("pop of an empty queue = %d", l.id)
+	}
+	if q.head != 0 || len(q.lines) != 0 {
+		t.Fatalf("a drained queue has head %d and %d lines", q.head, len(q.lines))
+	}
+	push(3)
+	q.clear()
+	if _, ok := q.pop(); ok {
+		t.Fatal("pop after clear found a line")
+	}
+}

@@ -3,7 +3,9 @@
 package jsonrpc
 
 import (
+	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -28,4 +30,59 @@ func TestDirectWriteAllocatesNothing(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("a direct write made %v allocations, want 0", n)
 	}
+}
+
+// TestConnDirectWriteAllocatesNothing: with Options.Queue, a line the pipe
+// takes at once goes out through Conn.Write without an allocation.
+func TestConnDirectWriteAllocatesNothing(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	go io.Copy(io.Discard, r)
+	c := NewConn(nil, w, Options{Queue: true, MaxQueued: 1 << 20})
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	if n := testing.AllocsPerRun(100, func() {
+		if err := c.Write(line); err != nil { // 101 lines: 4 KiB, far less than a pipe holds
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("a direct Conn.Write made %v allocations, want 0", n)
+	}
+}
+
+// TestWithdrawAfterPartialDirectWrite: a request partly written by the
+// direct write is not withdrawn (the peer has its start); a request
+// queued behind it is.
+func TestWithdrawAfterPartialDirectWrite(t *testing.T) {
+	watchdog(t, deadlockTimeout)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	c := NewConn(nil, w, Options{Queue: true})
+	params := []byte(`{"p":"` + strings.Repeat("x", 1<<20) + `"}`) // far more than a pipe holds
+	noop := func(*Message, error) {}
+	big, err := c.Go("big", params, noop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := c.Go("small", nil, noop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Withdraw(big) {
+		t.Error("Withdraw took back a request partly written")
+	}
+	if !c.Withdraw(small) {
+		t.Error("Withdraw did not take back the request queued behind it")
+	}
+	if err := c.Notify("last", nil); err != nil {
+		t.Fatal(err)
+	}
+	readLines(t, r, AppendRequest(nil, big, "big", params), AppendNotification(nil, "last", nil))
 }

@@ -1,0 +1,62 @@
+package jsonrpc
+
+// queuedLine is a line waiting to be written.
+type queuedLine struct {
+	line []byte
+	id   int64 // the id of the request it is, while wholly unwritten; else 0
+}
+
+// lineQueue is a first-in first-out queue of lines that reuses its array
+// once drained, so that a writer the flusher keeps up with costs no
+// allocation per line.
+type lineQueue struct {
+	lines []queuedLine // lines[head:] wait, oldest first
+	head  int
+}
+
+func (q *lineQueue) push(l queuedLine) {
+	if q.head > 0 && len(q.lines) == cap(q.lines) && q.head >= len(q.lines)/2 {
+		// At least half the array is spent: move the rest down
+		// instead of growing it.
+		n := copy(q.lines, q.lines[q.head:])
+		clear(q.lines[n:])
+		q.lines, q.head = q.lines[:n], 0
+	}
+	q.lines = append(q.lines, l)
+}
+
+// pop removes and returns the oldest line, if any.
+func (q *lineQueue) pop() (queuedLine, bool) {
+	if q.head == len(q.lines) {
+		return queuedLine{}, false
+	}
+	l := q.lines[q.head]
+	q.lines[q.head] = queuedLine{}
+	q.head++
+	if q.head == len(q.lines) {
+		q.lines, q.head = q.lines[:0], 0
+	}
+	return l, true
+}
+
+// remove removes and returns the line of the request id, if it waits.
+func (q *lineQueue) remove(id int64) (queuedLine, bool) {
+	for i := q.head; i < len(q.lines); i++ {
+		if l := q.lines[i]; l.id == id {
+			copy(q.lines[i:], q.lines[i+1:])
+			q.lines[len(q.lines)-1] = queuedLine{}
+			q.lines = q.lines[:len(q.lines)-1]
+			if q.head == len(q.lines) {
+				q.lines, q.head = q.lines[:0], 0
+			}
+			return l, true
+		}
+	}
+	return queuedLine{}, false
+}
+
+// clear empties the queue.
+func (q *lineQueue) clear() {
+	clear(q.lines)
+	q.lines, q.head = q.lines[:0], 0
+}
