@@ -84,7 +84,14 @@ type Options struct {
 	// client gets an error and is discarded; a child that sends one is
 	// dropped as broken. 0 means no bound.
 	MaxMessageSize int
+	// MaxQueue bounds the bytes waiting to be written to one child that
+	// does not read its stdin fast enough: past it, new requests to that
+	// child fail at once. 0 means DefaultMaxQueue.
+	MaxQueue int
 }
+
+// DefaultMaxQueue is the default of Options.MaxQueue.
+const DefaultMaxQueue = 32 << 20
 
 // Aggregator is one client session over a fixed set of children.
 type Aggregator struct {
@@ -119,6 +126,9 @@ func New(opts Options) *Aggregator {
 	}
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = 30 * time.Second
+	}
+	if opts.MaxQueue <= 0 {
+		opts.MaxQueue = DefaultMaxQueue
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Aggregator{

@@ -179,13 +179,17 @@ func (c *call) cancel(cause error) {
 
 // cancelAtChild takes back the call sent to the child under id. When the
 // answer has not come yet, the call ends without one and the child hears
-// of the cancel.
+// of the cancel, unless the request was still waiting to be written to
+// it: then it is taken out of the queue, and the child never sees it.
 func (c *call) cancelAtChild(id []byte, cause error) {
 	conn := c.child.conn
-	if !conn.Forget(id) || !c.a.client.inflight.remove(c.key, c) {
+	withdrawn := conn.Withdraw(id)
+	if !withdrawn && !conn.Forget(id) || !c.a.client.inflight.remove(c.key, c) {
 		return // answered already
 	}
 	c.forgetProgress()
 	c.write(nil)
-	sendCancelled(conn, id, cause)
+	if !withdrawn {
+		sendCancelled(conn, id, cause)
+	}
 }

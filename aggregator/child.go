@@ -96,6 +96,7 @@ func (c *child) spawn() {
 		// Writes to a child never block: one that stops reading its stdin
 		// must not stall the client or the other children.
 		Queue:       true,
+		MaxQueued:   c.a.opts.MaxQueue,
 		Handle:      c.handle,
 		Invalid:     c.invalid,
 		MaxLineSize: c.a.opts.MaxMessageSize,
@@ -257,6 +258,9 @@ func (c *child) lost(err error) error {
 		if failure := c.failed(); failure != nil {
 			return failure
 		}
+	}
+	if errors.Is(err, jsonrpc.ErrQueueFull) {
+		return fmt.Errorf("server %q is not reading its input: %w", c.key, err)
 	}
 	if strings.HasPrefix(err.Error(), fmt.Sprintf("server %q ", c.key)) {
 		return err // it says which server already

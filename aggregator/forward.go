@@ -1,6 +1,8 @@
 package aggregator
 
 import (
+	"errors"
+
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -39,10 +41,10 @@ func (a *Aggregator) forward(c *call, t target) {
 	}
 	id, err := t.child.conn.GoParts(c.method, c, params...)
 	if err != nil {
-		// The child's connection is closed: saying why may wait for the
-		// child's end (child.lost), which must not hold up the client's
-		// reader.
-		if !a.goServe(func() { c.Answered(nil, err) }) {
+		// A full queue is answered at once. A closed connection: saying
+		// why may wait for the child's end (child.lost), which must not
+		// hold up the client's reader.
+		if errors.Is(err, jsonrpc.ErrQueueFull) || !a.goServe(func() { c.Answered(nil, err) }) {
 			c.Answered(nil, err)
 		}
 		return

@@ -386,3 +386,92 @@ func TestInvalidUTF8FromAChildIsReplaced(t *testing.T) {
 		t.Errorf("answer with invalid UTF-8:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestAChildThatDoesNotReadIsBounded: what waits to be written to a child
+// that stops reading its stdin is bounded: past MaxQueue, new requests to
+// it fail at once, naming it and why; a cancel of a request still waiting
+// takes it out of the queue (the child never sees it, nor a cancel); once
+// the child reads again, requests go through again.
+func TestAChildThatDoesNotReadIsBounded(t *testing.T) {
+	const limit = 64 << 10
+	deaf := make(chan struct{})
+	var mu sync.Mutex
+	var seen []string // the markers of the calls the child read
+	start := func(config.Server) (Process, error) {
+		list := toolServer(`{"name":"t"}`)
+		first := true
+		return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+			if !m.IsRequest() {
+				if m.Method == "notifications/cancelled" {
+					mu.Lock()
+					seen = append(seen, "cancelled")
+					mu.Unlock()
+				}
+				return
+			}
+			if m.Method != "tools/call" {
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(list(m.Method, m.Params))))
+				return
+			}
+			args, _ := jsonrpc.Member(m.Params, "arguments")
+			marker, _ := jsonrpc.StringMember(args, "marker")
+			mu.Lock()
+			seen = append(seen, marker)
+			mu.Unlock()
+			if first { // stop reading until the test says
+				first = false
+				<-deaf
+			}
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[]}`)))
+		}), nil
+	}
+	h := serveOptions(t, Options{Separator: ":", Start: start, MaxQueue: limit}, "d")
+	h.exchange(initLine)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	pad := strings.Repeat("p", 8<<10)
+	callLine := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"d:t","arguments":{"marker":"m%d","pad":"%s"}}}`, id, id, pad)
+	}
+	// Until the queue is full, calls wait; then they fail at once (before
+	// the ping behind them is answered).
+	id, refused := 10, ""
+	for ; refused == "" && id < 10+4*limit/len(pad); id++ {
+		h.send(callLine(id))
+		h.send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+		if line := h.read(); line != `{"jsonrpc":"2.0","id":"ping","result":{}}` {
+			refused = line
+			h.read() // the ping's
+		}
+	}
+	if !strings.Contains(refused, fmt.Sprintf(`"id":%d,"error":{"code":-32603`, id-1)) || !strings.Contains(refused, `server \"d\" is not reading its input`) {
+		t.Fatalf("no call refused while the child does not read; last answer %q", refused)
+	}
+	if queued := (id - 11) * len(callLine(id)); queued < limit/2 || queued > 2*limit {
+		t.Errorf("refused after %d bytes of calls, with a limit of %d", queued, limit)
+	}
+	// A cancel of a call still waiting: the child will never see it.
+	withdrawn := id - 2
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, withdrawn))
+	close(deaf)
+	// The child reads again: every call still waiting is answered, and
+	// new ones go through.
+	for i := 10; i < id-1; i++ {
+		if i == withdrawn {
+			continue
+		}
+		if got := h.read(); !strings.Contains(got, `"result":{"content":[]}`) {
+			t.Fatalf("after the child read again: %s", got)
+		}
+	}
+	if got := h.exchange(callLine(1000)); got != `{"jsonrpc":"2.0","id":1000,"result":{"content":[]}}` {
+		t.Errorf("a call after the queue drained: %s", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, m := range seen {
+		if m == fmt.Sprintf("m%d", withdrawn) || m == "cancelled" {
+			t.Errorf("the child saw %s of the withdrawn call m%d (saw %v)", m, withdrawn, seen)
+		}
+	}
+}
