@@ -107,14 +107,44 @@ func (c *call) uriString() (string, bool) {
 // there, writes line. nil means no answer is due from the caller: a call
 // the client cancelled gets none, any other the shutdown error.
 func (c *call) answer(line []byte) {
-	if !c.a.client.inflight.remove(c.key, c) {
+	if !c.settle() {
 		return
 	}
-	c.forgetProgress()
 	if line == nil && !c.isCancelled() {
 		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
 	}
 	c.write(line)
+}
+
+// largeResult is the size from which a child's result is written to the
+// client from where it lies (answerLarge) rather than copied into an
+// answer line: the copy would double the aggregator's memory for it.
+const largeResult = 64 << 10
+
+// answerLarge is answer with a child's large result, written under the
+// client's id without being copied; in a batch, whose answer is one line,
+// it is copied as any other.
+func (c *call) answerLarge(result []byte) {
+	if c.batch != nil {
+		c.answer(jsonrpc.AppendResult(nil, c.id, result))
+		return
+	}
+	if !c.settle() {
+		return
+	}
+	parts := jsonrpc.ResultParts(c.id, result)
+	c.a.client.conn.WriteParts(parts[:]...)
+}
+
+// settle takes the call out of the in-flight table and ends its progress,
+// and reports whether it was still there: whether the answer is the
+// caller's to write.
+func (c *call) settle() bool {
+	if !c.a.client.inflight.remove(c.key, c) {
+		return false
+	}
+	c.forgetProgress()
+	return true
 }
 
 // write sends the call's one answer, once it is out of the in-flight
@@ -184,10 +214,9 @@ func (c *call) cancel(cause error) {
 func (c *call) cancelAtChild(id []byte, cause error) {
 	conn := c.child.conn
 	withdrawn := conn.Withdraw(id)
-	if !withdrawn && !conn.Forget(id) || !c.a.client.inflight.remove(c.key, c) {
+	if !withdrawn && !conn.Forget(id) || !c.settle() {
 		return // answered already
 	}
-	c.forgetProgress()
 	c.write(nil)
 	if !withdrawn {
 		sendCancelled(conn, id, cause)

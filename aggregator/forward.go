@@ -64,6 +64,8 @@ func (c *call) Answered(resp *jsonrpc.Message, err error) {
 		c.answer(errorLine(c.id, jsonrpc.CodeInternalError, c.child.lost(err).Error()))
 	case c.spec.modifyResponse != nil:
 		c.answer(c.spec.modifyResponse(c, resp))
+	case resp.Error == nil && len(resp.Result) >= largeResult:
+		c.answerLarge(resp.Result)
 	default:
 		c.answer(responseLine(c.id, resp))
 	}

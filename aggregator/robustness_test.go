@@ -475,3 +475,28 @@ func TestAChildThatDoesNotReadIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeResultsPassByteForByte: a result of largeResult bytes and more
+// is written from where it lies (not copied into a line): the client gets
+// it byte for byte, on its own line and inside a batch.
+func TestLargeResultsPassByteForByte(t *testing.T) {
+	result := `{"content":[{"type":"text","text":"` + strings.Repeat("é<\u2028>", largeResult/4) + `"}],"isError":false}`
+	h := serve(t, ":", func(config.Server) (Process, error) {
+		list := toolServer(`{"name":"big"}`)
+		return startFake(func(method string, params []byte) string {
+			if method == "tools/call" {
+				return result
+			}
+			return list(method, params)
+		}), nil
+	}, "l")
+	h.exchange(initLine)
+	if got, want := h.exchange(`{"jsonrpc":"2.0","id":"one","method":"tools/call","params":{"name":"l:big"}}`),
+		`{"jsonrpc":"2.0","id":"one","result":`+result+`}`; got != want {
+		t.Errorf("large result on its own line: %d bytes, want %d", len(got), len(want))
+	}
+	if got, want := h.exchange(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"l:big"}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`),
+		`[{"jsonrpc":"2.0","id":1,"result":`+result+`},{"jsonrpc":"2.0","id":2,"result":{}}]`; got != want {
+		t.Errorf("large result in a batch: %d bytes, want %d", len(got), len(want))
+	}
+}

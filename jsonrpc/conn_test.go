@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -996,4 +997,56 @@ func TestGoParts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// WriteParts writes a line from its parts, in order, with no other line
+// between them; ResultParts are the parts of a response line.
+func TestWriteParts(t *testing.T) {
+	for _, queue := range []bool{false, true} {
+		var out bytes.Buffer
+		w := &lockedWriter{w: &out}
+		c := NewConn(strings.NewReader(""), w, Options{Queue: queue})
+		result := []byte(`{"big":"` + strings.Repeat("x", 1000) + `"}`)
+		var wg sync.WaitGroup
+		for i := 0; i < 20; i++ {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				parts := ResultParts(IntID(int64(i)), result)
+				c.WriteParts(parts[:]...)
+			}()
+			go func() {
+				defer wg.Done()
+				c.Write([]byte(`{"jsonrpc":"2.0","method":"other"}` + "\n"))
+			}()
+		}
+		wg.Wait()
+		c.WaitWrites()
+		w.mu.Lock()
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		w.mu.Unlock()
+		if len(lines) != 40 {
+			t.Fatalf("queue %v: %d lines, want 40", queue, len(lines))
+		}
+		for _, line := range lines {
+			if line == `{"jsonrpc":"2.0","method":"other"}` {
+				continue
+			}
+			m, err := Parse([]byte(line))
+			if err != nil || string(m.Result) != string(result) {
+				t.Fatalf("queue %v: line %.80q: %v", queue, line, err)
+			}
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -69,6 +69,14 @@ func AppendResult(b, id, result []byte) []byte {
 	return appendResponse(b, id, `,"result":`, result)
 }
 
+// ResultParts returns the parts of a response line carrying result, to be
+// written one after the other (Conn.WriteParts): result itself is not
+// copied, which matters for a large one.
+func ResultParts(id, result []byte) [3][]byte {
+	head := appendResponse(nil, id, `,"result":`, []byte("0"))
+	return [3][]byte{head[:len(head)-len("0}\n")], result, []byte("}\n")}
+}
+
 // AppendError appends a response line carrying the raw error object errObj,
 // newline included. A nil id is written as null.
 func AppendError(b, id, errObj []byte) []byte {

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 )
@@ -15,6 +16,24 @@ var ErrQueueFull = errors.New("write queue full")
 // ErrQueueFull.
 func (c *Conn) Write(line []byte) error {
 	return c.write(line, 0)
+}
+
+// WriteParts writes one line made of parts, the last ending in a newline,
+// as Write does, but each part from where it lies: a large payload is not
+// copied into a line. No other line comes between the parts. With
+// Options.Queue the parts are joined into one line first.
+func (c *Conn) WriteParts(parts ...[]byte) error {
+	if c.opts.Queue {
+		return c.Write(bytes.Join(parts, nil))
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for _, p := range parts {
+		if _, err := c.w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // write is Write for the request id (0 for any other line), so that a
