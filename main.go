@@ -149,7 +149,8 @@ func parseSize(v string) (int, error) {
 }
 
 // exitLogWait bounds the wait for the last log lines at exit: a host that
-// does not read our stderr must not keep the aggregator from exiting.
+// does not read our stderr (no line written for this long) must not keep
+// the aggregator from exiting.
 const exitLogWait = 100 * time.Millisecond
 
 // writeWithin writes s to w unless that takes longer than d.

@@ -33,6 +33,7 @@ type Logger struct {
 	queued  int           // bytes in queue and in the line being written
 	dropped int           // lines dropped because the queue was full, not yet reported
 	writing chan struct{} // while the writer goroutine runs: closed when it ends
+	written int           // lines written so far
 	broken  bool          // a write failed: nothing more is written
 }
 
@@ -66,23 +67,31 @@ func (l *Logger) Warnf(format string, args ...any) { l.printf("warning: ", forma
 // Errorf logs a failure, such as a server that is dropped.
 func (l *Logger) Errorf(format string, args ...any) { l.printf("error: ", format, args...) }
 
-// Flush waits up to timeout for the lines logged so far to be written and
-// reports whether they were (or, after a write error, dropped); false means
-// the writer is still stuck, as it is when nobody reads stderr.
-func (l *Logger) Flush(timeout time.Duration) bool {
-	l.mu.Lock()
-	done := l.writing
-	l.mu.Unlock()
-	if done == nil {
-		return true
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
+// Flush waits for the lines logged so far to be written and reports
+// whether they were (or, after a write error, dropped). It gives up, and
+// returns false, once the writer has written nothing for idle, as when
+// nobody reads stderr; a host that reads gets every line, however many.
+func (l *Logger) Flush(idle time.Duration) bool {
+	for {
+		l.mu.Lock()
+		done, written := l.writing, l.written
+		l.mu.Unlock()
+		if done == nil {
+			return true
+		}
+		t := time.NewTimer(idle)
+		select {
+		case <-done:
+			t.Stop()
+			continue // more may have been queued since
+		case <-t.C:
+		}
+		l.mu.Lock()
+		stuck := l.written == written
+		l.mu.Unlock()
+		if stuck {
+			return false
+		}
 	}
 }
 
@@ -123,8 +132,8 @@ func (l *Logger) enqueue(line []byte) {
 // if any, and ends when nothing is left or a write fails.
 func (l *Logger) writeQueue() {
 	inFlight := 0 // bytes of the queued line being written, still counted in queued
+	l.mu.Lock()
 	for {
-		l.mu.Lock()
 		l.queued -= inFlight
 		inFlight = 0
 		var line []byte
@@ -147,11 +156,12 @@ func (l *Logger) writeQueue() {
 		}
 		l.mu.Unlock()
 
-		if _, err := l.w.Write(line); err != nil {
-			l.mu.Lock()
+		_, err := l.w.Write(line)
+		l.mu.Lock()
+		l.written++
+		if err != nil {
 			l.broken = true
 			l.queue, l.queued, l.dropped = nil, 0, 0
-			l.mu.Unlock()
 			inFlight = 0
 		}
 	}
