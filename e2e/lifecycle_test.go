@@ -332,14 +332,7 @@ func TestShutdownStopsEveryChildAndExits0(t *testing.T) {
 				t.Fatalf("children %v, want 3", pids)
 			}
 
-			begin := time.Now()
-			tc.trigger(s)
-			select {
-			case <-s.exited:
-			case <-time.After(5 * time.Second):
-				t.Fatalf("aggregator still running 5 s after %s", tc.name)
-			}
-			t.Logf("exited %v after %s", time.Since(begin).Round(time.Millisecond), tc.name)
+			s.timeExit(tc.name, tc.trigger)
 			if s.err != nil {
 				t.Errorf("exit after %s: %v, want status 0", tc.name, s.err)
 			}
@@ -353,6 +346,29 @@ func TestShutdownStopsEveryChildAndExits0(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stubbornTS is the test server "stubborn" in a shell that ignores SIGTERM
+// and, once the server has ended at the end of its stdin, sleeps.
+func stubbornTS() server {
+	return server{key: "stubborn", command: "sh", args: []string{"-c",
+		`trap '' TERM; "$0" "$@"; exec sleep 300`, testserverBin, "-name", "stubborn"}}
+}
+
+// timeExit runs trigger and returns how long the aggregator then took to
+// exit.
+func (s *session) timeExit(what string, trigger func(*session)) time.Duration {
+	s.t.Helper()
+	begin := time.Now()
+	trigger(s)
+	select {
+	case <-s.exited:
+	case <-time.After(waitLimit):
+		s.t.Fatalf("aggregator still running %v after %s", waitLimit, what)
+	}
+	took := time.Since(begin)
+	s.t.Logf("exited %v after %s", took.Round(time.Millisecond), what)
+	return took
 }
 
 // A child that ignores both the end of its stdin and SIGTERM (as
@@ -373,9 +389,7 @@ func TestShutdownWithAStubbornChild(t *testing.T) {
 		{"SIGTERM", func(s *session) { s.cmd.Process.Signal(syscall.SIGTERM) }, 500 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stubborn := server{key: "stubborn", command: "sh", args: []string{"-c",
-				`trap '' TERM; "$0" "$@"; exec sleep 300`, testserverBin, "-name", "stubborn"}}
-			s := startConfig(t, []server{ts("alpha"), stubborn})
+			s := startConfig(t, []server{ts("alpha"), stubbornTS()})
 			s.initialize("2025-11-25", "{}")
 			s.result("tools/list", "")
 			s.request("tools/call", `{"name":"alpha:slow","arguments":{"ms":60000}}`)
@@ -383,16 +397,7 @@ func TestShutdownWithAStubbornChild(t *testing.T) {
 			if len(pids) != 2 {
 				t.Fatalf("children %v, want 2", pids)
 			}
-			begin := time.Now()
-			tc.trigger(s)
-			select {
-			case <-s.exited:
-			case <-time.After(waitLimit):
-				t.Fatalf("aggregator still running %v after %s", waitLimit, tc.name)
-			}
-			took := time.Since(begin)
-			t.Logf("exited %v after %s", took.Round(time.Millisecond), tc.name)
-			if took >= tc.limit {
+			if took := s.timeExit(tc.name, tc.trigger); took >= tc.limit {
 				t.Errorf("aggregator took %v to exit after %s, want less than %v", took, tc.name, tc.limit)
 			}
 			if s.err != nil {
@@ -411,22 +416,11 @@ func TestShutdownWithAStubbornChild(t *testing.T) {
 // within 500 ms of the signal, though the stubborn child would have had
 // seconds of grace.
 func TestSignalHurriesAPoliteShutdown(t *testing.T) {
-	stubborn := server{key: "stubborn", command: "sh", args: []string{"-c",
-		`trap '' TERM; "$0" "$@"; exec sleep 300`, testserverBin, "-name", "stubborn"}}
-	s := startConfig(t, []server{stubborn}, "--debug")
+	s := startConfig(t, []server{stubbornTS()}, "--debug")
 	s.initialize("2025-11-25", "{}")
 	s.stdin.Close()
 	s.waitStderrLine("client closed its input")
-	begin := time.Now()
-	s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.exited:
-	case <-time.After(waitLimit):
-		t.Fatalf("aggregator still running %v after SIGINT", waitLimit)
-	}
-	took := time.Since(begin)
-	t.Logf("exited %v after SIGINT", took.Round(time.Millisecond))
-	if took >= 500*time.Millisecond {
+	if took := s.timeExit("SIGINT", func(s *session) { s.cmd.Process.Signal(os.Interrupt) }); took >= 500*time.Millisecond {
 		t.Errorf("aggregator took %v to exit after SIGINT during shutdown, want less than 500ms", took)
 	}
 }

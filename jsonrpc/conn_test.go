@@ -1003,8 +1003,7 @@ func TestGoParts(t *testing.T) {
 // between them; ResultParts are the parts of a response line.
 func TestWriteParts(t *testing.T) {
 	for _, queue := range []bool{false, true} {
-		var out bytes.Buffer
-		w := &lockedWriter{w: &out}
+		w := &recordingWriter{}
 		c := NewConn(strings.NewReader(""), w, Options{Queue: queue})
 		result := []byte(`{"big":"` + strings.Repeat("x", 1000) + `"}`)
 		var wg sync.WaitGroup
@@ -1023,7 +1022,7 @@ func TestWriteParts(t *testing.T) {
 		wg.Wait()
 		c.WaitWrites()
 		w.mu.Lock()
-		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		lines := strings.Split(strings.TrimSuffix(string(bytes.Join(w.writes, nil)), "\n"), "\n")
 		w.mu.Unlock()
 		if len(lines) != 40 {
 			t.Fatalf("queue %v: %d lines, want 40", queue, len(lines))
@@ -1038,15 +1037,4 @@ func TestWriteParts(t *testing.T) {
 			}
 		}
 	}
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -144,15 +144,23 @@ func TestStopTerm(t *testing.T) {
 	stopTimed(t, p, spec.StopGrace, 1, "signal: terminated")
 }
 
-func TestStopKill(t *testing.T) {
-	t.Parallel()
+// startStubborn starts the stubborn helper, which only SIGKILL ends, with
+// grace as its StopGrace, and waits until it is ready.
+func startStubborn(t *testing.T, grace time.Duration) *Process {
+	t.Helper()
 	spec := helperSpec("stubborn")
-	spec.StopGrace = 100 * time.Millisecond
+	spec.StopGrace = grace
 	p := start(t, spec)
 	if line := readLine(t, bufio.NewReader(p.Stdout())); line != "ready" {
 		t.Fatalf("got %q, want ready", line)
 	}
-	stopTimed(t, p, spec.StopGrace, 2, "signal: killed")
+	return p
+}
+
+func TestStopKill(t *testing.T) {
+	t.Parallel()
+	const grace = 100 * time.Millisecond
+	stopTimed(t, startStubborn(t, grace), grace, 2, "signal: killed")
 }
 
 func TestStopKillsGroup(t *testing.T) {
@@ -228,20 +236,15 @@ func TestEscapedHolder(t *testing.T) {
 // SIGTERM is killed TerminateGrace after the call, however long StopGrace.
 func TestTerminateStubborn(t *testing.T) {
 	t.Parallel()
-	spec := helperSpec("stubborn")
-	spec.StopGrace = watchdog
-	p := start(t, spec)
-	if line := readLine(t, bufio.NewReader(p.Stdout())); line != "ready" {
-		t.Fatalf("got %q, want ready", line)
-	}
+	p := startStubborn(t, watchdog)
 	begin := time.Now()
 	if err := p.Terminate(); err != nil {
 		t.Fatal(err)
 	}
 	d := time.Since(begin)
 	t.Logf("Terminate took %v", d)
-	if d < TerminateGrace || d >= spec.StopGrace {
-		t.Errorf("Terminate took %v, want TerminateGrace (%v) and less than StopGrace (%v)", d, TerminateGrace, spec.StopGrace)
+	if d < TerminateGrace || d >= watchdog {
+		t.Errorf("Terminate took %v, want TerminateGrace (%v) and less than StopGrace (%v)", d, TerminateGrace, watchdog)
 	}
 	if ee := exitError(t, p.Err()); ee.Status != "signal: killed" {
 		t.Errorf("Status = %q, want signal: killed", ee.Status)
@@ -252,12 +255,7 @@ func TestTerminateStubborn(t *testing.T) {
 // before StopGrace.
 func TestTerminateHurriesStop(t *testing.T) {
 	t.Parallel()
-	spec := helperSpec("stubborn")
-	spec.StopGrace = watchdog
-	p := start(t, spec)
-	if line := readLine(t, bufio.NewReader(p.Stdout())); line != "ready" {
-		t.Fatalf("got %q, want ready", line)
-	}
+	p := startStubborn(t, watchdog)
 	begin := time.Now()
 	stopped := make(chan error, 1)
 	go func() { stopped <- p.Stop() }()
@@ -276,8 +274,8 @@ func TestTerminateHurriesStop(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(begin); d >= spec.StopGrace {
-		t.Errorf("Stop hurried by Terminate took %v, want less than StopGrace (%v)", d, spec.StopGrace)
+	if d := time.Since(begin); d >= watchdog {
+		t.Errorf("Stop hurried by Terminate took %v, want less than StopGrace (%v)", d, watchdog)
 	}
 	if ee := exitError(t, p.Err()); ee.Status != "signal: killed" {
 		t.Errorf("Status = %q, want signal: killed", ee.Status)
