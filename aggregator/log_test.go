@@ -10,10 +10,6 @@ import (
 	"time"
 )
 
-// logWatchdog is how long a logger test waits for anything before it fails,
-// instead of hanging.
-const logWatchdog = 10 * time.Second
-
 // within runs f and fails the test if it does not return within the
 // watchdog.
 func within(t *testing.T, what string, f func()) {
@@ -25,8 +21,8 @@ func within(t *testing.T, what string, f func()) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(logWatchdog):
-		t.Fatalf("%s: still blocked after %v", what, logWatchdog)
+	case <-time.After(waitLimit):
+		t.Fatalf("%s: still blocked after %v", what, waitLimit)
 	}
 }
 
@@ -89,7 +85,7 @@ func TestLoggerNeverBlocks(t *testing.T) {
 	}
 
 	close(w.release)
-	if !l.Flush(logWatchdog) {
+	if !l.Flush(waitLimit) {
 		t.Fatal("Flush timed out after stderr was read again")
 	}
 	got := w.get()
@@ -130,7 +126,7 @@ func TestLoggerKeepsOrder(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if !l.Flush(logWatchdog) {
+	if !l.Flush(waitLimit) {
 		t.Fatal("Flush timed out")
 	}
 	w.mu.Lock()
@@ -168,7 +164,7 @@ func TestLoggerStopsAfterWriteError(t *testing.T) {
 	var w failingWriter
 	l := NewLogger(&w, "", false)
 	l.Errorf("lost")
-	if !l.Flush(logWatchdog) {
+	if !l.Flush(waitLimit) {
 		t.Fatal("Flush timed out")
 	}
 	within(t, "logging to a broken stderr", func() {
@@ -183,7 +179,7 @@ func TestLoggerStopsAfterWriteError(t *testing.T) {
 	if !idle {
 		t.Error("lines queued or a writer started after the write error")
 	}
-	if !l.Flush(logWatchdog) {
+	if !l.Flush(waitLimit) {
 		t.Fatal("Flush timed out")
 	}
 	w.mu.Lock()
@@ -200,7 +196,7 @@ func TestLoggerIdleHasNoWriter(t *testing.T) {
 	l := NewLogger(&w, "", false)
 	for round := 0; round < 3; round++ {
 		l.Warnf("round %d", round)
-		if !l.Flush(logWatchdog) {
+		if !l.Flush(waitLimit) {
 			t.Fatal("Flush timed out")
 		}
 		l.mu.Lock()
@@ -259,7 +255,7 @@ func TestLoggerCountsDropsWhereTheyHappened(t *testing.T) {
 	})
 	l.Write([]byte("line 4\n"))
 	close(w.step)
-	if !l.Flush(logWatchdog) {
+	if !l.Flush(waitLimit) {
 		t.Fatal("Flush timed out")
 	}
 	want := []string{"line 0\n", "line 1\n", "p: warning: 2 log lines dropped: stderr was not read fast enough\n", "line 4\n"}
