@@ -168,49 +168,71 @@ func writeWithin(w io.Writer, s string, d time.Duration) {
 	}
 }
 
-// run is the whole program; it returns when stdin ends or ctx is done.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// flags are the command line's settings.
+type flags struct {
+	configPath, separator, name string
+	startupTimeout              time.Duration
+	maxMessage                  int
+	check, debug, showVersion   bool
+}
+
+// parseFlags reads and checks the command line; usage goes to stdout for
+// --help and to stderr for a mistake.
+func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
+	var f flags
 	fs := flag.NewFlagSet("mcp-simple-aggregator", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	configPath := fs.String("config", "", "")
-	separator := fs.String("separator", ":", "")
-	name := fs.String("name", "mcp-simple-aggregator", "")
-	startupTimeout := fs.Duration("startup-timeout", 30*time.Second, "")
-	check := fs.Bool("check", false, "")
-	debug := fs.Bool("debug", false, "")
-	showVersion := fs.Bool("version", false, "")
-	maxMessage := defaultMaxMessage
+	fs.StringVar(&f.configPath, "config", "", "")
+	fs.StringVar(&f.separator, "separator", ":", "")
+	fs.StringVar(&f.name, "name", "mcp-simple-aggregator", "")
+	fs.DurationVar(&f.startupTimeout, "startup-timeout", 30*time.Second, "")
+	fs.BoolVar(&f.check, "check", false, "")
+	fs.BoolVar(&f.debug, "debug", false, "")
+	fs.BoolVar(&f.showVersion, "version", false, "")
+	f.maxMessage = defaultMaxMessage
 	fs.Func("max-message-size", "", func(v string) (err error) {
-		maxMessage, err = parseSize(v)
+		f.maxMessage, err = parseSize(v)
 		return err
 	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
-			return err
+			return f, err
 		}
 		fmt.Fprint(stderr, usage)
-		return &exitError{2, err}
+		return f, &exitError{2, err}
 	}
 	switch {
-	case *showVersion:
-		fmt.Fprintf(stdout, "mcp-simple-aggregator %s\n", version)
-		return nil
+	case f.showVersion:
+		return f, nil
 	case fs.NArg() > 0:
 		fmt.Fprint(stderr, usage)
-		return &exitError{2, fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	case *configPath == "":
+		return f, &exitError{2, fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	case f.configPath == "":
 		fmt.Fprint(stderr, usage)
-		return &exitError{2, errors.New("--config PATH is required")}
-	case *separator == "":
-		return &exitError{2, errors.New("--separator must not be empty")}
-	case *startupTimeout <= 0:
-		return &exitError{2, errors.New("--startup-timeout must be positive")}
+		return f, &exitError{2, errors.New("--config PATH is required")}
+	case f.separator == "":
+		return f, &exitError{2, errors.New("--separator must not be empty")}
+	case f.startupTimeout <= 0:
+		return f, &exitError{2, errors.New("--startup-timeout must be positive")}
+	}
+	return f, nil
+}
+
+// run is the whole program; it returns when stdin ends or ctx is done.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f, err := parseFlags(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if f.showVersion {
+		fmt.Fprintf(stdout, "mcp-simple-aggregator %s\n", version)
+		return nil
 	}
 
-	log := aggregator.NewLogger(stderr, "mcp-simple-aggregator: ", *debug)
+	log := aggregator.NewLogger(stderr, "mcp-simple-aggregator: ", f.debug)
 	defer log.Flush(exitLogWait)
-	cfg, err := config.Load(*configPath, config.Options{Separator: *separator})
+	cfg, err := config.Load(f.configPath, config.Options{Separator: f.separator})
 	if err != nil {
 		return err
 	}
@@ -221,7 +243,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// other aggregators, would start aggregators without end.
 	chain, err := config.ChainFrom(os.Getenv(config.ChainEnv))
 	if err == nil {
-		chain, err = chain.Join(*configPath)
+		chain, err = chain.Join(f.configPath)
 	}
 	if err != nil {
 		return err
@@ -233,11 +255,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}()
 	agg := aggregator.New(aggregator.Options{
-		Name:           *name,
+		Name:           f.name,
 		Version:        version,
-		Separator:      *separator,
-		StartupTimeout: *startupTimeout,
-		MaxMessageSize: maxMessage,
+		Separator:      f.separator,
+		StartupTimeout: f.startupTimeout,
+		MaxMessageSize: f.maxMessage,
 		Servers:        cfg.Servers,
 		Log:            log,
 		Start: func(s config.Server) (aggregator.Process, error) {
@@ -255,7 +277,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return p, nil
 		},
 	})
-	if *check {
+	if f.check {
 		if !agg.Check(ctx, stdout) {
 			return errCheckFailed
 		}

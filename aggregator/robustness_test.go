@@ -387,6 +387,37 @@ func TestInvalidUTF8FromAChildIsReplaced(t *testing.T) {
 	}
 }
 
+// deafChild is a child with a tool, t, that stops reading its stdin in
+// its first call until deaf closes; it records in seen the marker argument
+// of every call it reads, and "cancelled" for every cancel.
+func deafChild(deaf <-chan struct{}, mu *sync.Mutex, seen *[]string) *fakeProcess {
+	list := toolServer(`{"name":"t"}`)
+	first := true
+	note := func(s string) {
+		mu.Lock()
+		*seen = append(*seen, s)
+		mu.Unlock()
+	}
+	return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+		switch {
+		case m.Method == "notifications/cancelled":
+			note("cancelled")
+		case !m.IsRequest():
+		case m.Method != "tools/call":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(list(m.Method, m.Params))))
+		default:
+			args, _ := jsonrpc.Member(m.Params, "arguments")
+			marker, _ := jsonrpc.StringMember(args, "marker")
+			note(marker)
+			if first { // stop reading until the test says
+				first = false
+				<-deaf
+			}
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[]}`)))
+		}
+	})
+}
+
 // TestAChildThatDoesNotReadIsBounded: what waits to be written to a child
 // that stops reading its stdin is bounded: past MaxQueue, new requests to
 // it fail at once, naming it and why; a cancel of a request still waiting
@@ -397,34 +428,7 @@ func TestAChildThatDoesNotReadIsBounded(t *testing.T) {
 	deaf := make(chan struct{})
 	var mu sync.Mutex
 	var seen []string // the markers of the calls the child read
-	start := func(config.Server) (Process, error) {
-		list := toolServer(`{"name":"t"}`)
-		first := true
-		return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
-			if !m.IsRequest() {
-				if m.Method == "notifications/cancelled" {
-					mu.Lock()
-					seen = append(seen, "cancelled")
-					mu.Unlock()
-				}
-				return
-			}
-			if m.Method != "tools/call" {
-				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(list(m.Method, m.Params))))
-				return
-			}
-			args, _ := jsonrpc.Member(m.Params, "arguments")
-			marker, _ := jsonrpc.StringMember(args, "marker")
-			mu.Lock()
-			seen = append(seen, marker)
-			mu.Unlock()
-			if first { // stop reading until the test says
-				first = false
-				<-deaf
-			}
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[]}`)))
-		}), nil
-	}
+	start := func(config.Server) (Process, error) { return deafChild(deaf, &mu, &seen), nil }
 	h := serveOptions(t, Options{Separator: ":", Start: start, MaxQueue: limit}, "d")
 	h.exchange(initLine)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

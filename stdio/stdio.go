@@ -152,9 +152,8 @@ type Process struct {
 // forked from one goroutine that locks its thread and never returns; it is
 // started by the first call to Start and lives as long as the program.
 //
-// The parent-death signal reaches the child only, not its grandchildren: if
-// the aggregator is killed, a grandchild (the server that npx started) is
-// left to notice that its stdin has closed, as MCP servers do.
+// The parent-death signal reaches the child only, not its grandchildren:
+// those the [Spec.Watchdog] kills with the child's group.
 func Start(spec Spec) (*Process, error) {
 	fail := func(err error) (*Process, error) {
 		return nil, fmt.Errorf("stdio: start server %q: %w", spec.Key, err)
@@ -179,26 +178,10 @@ func Start(spec Spec) (*Process, error) {
 		grace = DefaultStopGrace
 	}
 
-	var parent, child []*os.File // stdin, stdout, stderr
-	closeAll := func(fs []*os.File) {
-		for _, f := range fs {
-			f.Close()
-		}
+	parent, child, err := openPipes()
+	if err != nil {
+		return fail(err)
 	}
-	for i := 0; i < 3; i++ {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(parent)
-			closeAll(child)
-			return fail(err)
-		}
-		if i == 0 { // the child reads its stdin
-			r, w = w, r
-		}
-		parent = append(parent, r)
-		child = append(child, w)
-	}
-
 	cmd := &exec.Cmd{
 		Path:        path,
 		Args:        append([]string{spec.Command}, spec.Args...),
@@ -210,9 +193,9 @@ func Start(spec Spec) (*Process, error) {
 		SysProcAttr: sysProcAttr(),
 	}
 	err = startCmd(cmd)
-	closeAll(child) // the child has its own copies now
+	closeAll(child[:]) // the child has its own copies now
 	if err != nil {
-		closeAll(parent)
+		closeAll(parent[:])
 		return fail(err)
 	}
 
@@ -236,6 +219,30 @@ func Start(spec Spec) (*Process, error) {
 	}()
 	go p.wait(stderrDone)
 	return p, nil
+}
+
+// openPipes opens the child's stdin, stdout and stderr: the parent's ends
+// (it writes the first, reads the others) and the child's.
+func openPipes() (parent, child [3]*os.File, err error) {
+	for i := range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(parent[:i])
+			closeAll(child[:i])
+			return parent, child, err
+		}
+		if i == 0 { // the child reads its stdin
+			r, w = w, r
+		}
+		parent[i], child[i] = r, w
+	}
+	return parent, child, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
 }
 
 // wait reaps the child, kills what is left of its group, waits for the
