@@ -130,7 +130,11 @@ func TestParseProblems(t *testing.T) {
 		json string
 		want string // the whole error message, without the "config: /x/mcp.json: " prefix
 	}{
-		{"no mcpServers", `{"servers": {}}`, "mcpServers: must be an object"},
+		{"no mcpServers", `{"tools": {}}`, "mcpServers: missing"},
+		{"VS Code's servers", `{"servers": {}}`, `mcpServers: missing (found "servers": a typo?)`},
+		{"mcpServers misspelt", `{"mcpServer": {}}`, `mcpServers: missing (found "mcpServer": a typo?)`},
+		{"mcpServers in snake case", `{"mcp_servers": {}}`, `mcpServers: missing (found "mcp_servers": a typo?)`},
+		{"mcpServers in other case", `{"MCPServers": {}}`, `mcpServers: missing (found "MCPServers": a typo?)`},
 		{"mcpServers array", `{"mcpServers": []}`, "mcpServers: must be an object"},
 		{"mcpServers null", `{"mcpServers": null}`, "mcpServers: must be an object"},
 		{"mcpServers twice", `{"mcpServers": {}, "mcpServers": {}}`, "mcpServers: duplicate field"},
@@ -277,8 +281,8 @@ func TestParseWarnings(t *testing.T) {
 		want      []string
 	}{
 		{"plain key", "my-server_2", nil},
-		{"dot", "my.server", []string{testPath + `: mcpServers["my.server"]: server key has characters other than A-Z, a-z, 0-9, "_" and "-"; clients such as Claude Desktop reject tool names with them`}},
-		{"non-ASCII", "sérveur", []string{testPath + `: mcpServers["sérveur"]: server key has characters other than A-Z, a-z, 0-9, "_" and "-"; clients such as Claude Desktop reject tool names with them`}},
+		{"dot", "my.server", []string{testPath + `: mcpServers["my.server"]: server key has characters other than A-Z, a-z, 0-9, "_" and "-": clients with strict tool names (Claude Desktop) see each as "_"`}},
+		{"non-ASCII", "sérveur", []string{testPath + `: mcpServers["sérveur"]: server key has characters other than A-Z, a-z, 0-9, "_" and "-": clients with strict tool names (Claude Desktop) see each as "_"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,7 +319,7 @@ func TestLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Load(path, testOpts)
-		if want := "config: " + path + ": mcpServers: must be an object"; err == nil || err.Error() != want {
+		if want := "config: " + path + ": mcpServers: missing"; err == nil || err.Error() != want {
 			t.Errorf("error = %v, want %s", err, want)
 		}
 	})
@@ -403,5 +407,21 @@ func TestEnviron(t *testing.T) {
 				t.Errorf("Environ changed its base to %q", base)
 			}
 		})
+	}
+}
+
+func TestNearest(t *testing.T) {
+	candidates := []string{"config", "separator", "startup-timeout", "strict-names"}
+	for _, tt := range []struct{ word, want string }{
+		{"confg", "config"},
+		{"seperator", "separator"},
+		{"startup-timout", "startup-timeout"},
+		{"strict", ""},
+		{"x", ""},
+		{"CONFIG", "config"},
+	} {
+		if got := Nearest(tt.word, candidates); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.word, got, tt.want)
+		}
 	}
 }

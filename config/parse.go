@@ -34,6 +34,10 @@ func (p *parser) parse(top []member) []Server {
 		}
 		found, raw = true, m.value
 	}
+	if !found {
+		p.problem("mcpServers", "missing%s", nearKey(top))
+		return nil
+	}
 	entries, ok := objectMembers(raw)
 	if !ok {
 		p.problem("mcpServers", "must be an object")
@@ -53,6 +57,17 @@ func (p *parser) parse(top []member) []Server {
 		}
 	}
 	return servers
+}
+
+// nearKey suggests the top-level member that was probably meant to be
+// mcpServers: ` (found "mcpServer": a typo?)`, or "".
+func nearKey(top []member) string {
+	for _, m := range top {
+		if Nearest(m.name, []string{"mcpServers"}) != "" {
+			return fmt.Sprintf(" (found %q: a typo?)", m.name)
+		}
+	}
+	return ""
 }
 
 // serverFields are the fields of a server entry that this package reads.
@@ -95,7 +110,7 @@ func (p *parser) server(at, key string, raw json.RawMessage) (Server, bool) {
 		p.problem(at, "server key must not contain the separator %q (it joins server key and tool name)", p.sep)
 	case strings.ContainsFunc(key, func(r rune) bool { return !isKeyChar(r) }):
 		p.warnings = append(p.warnings, Problem{Where: at,
-			Msg: `server key has characters other than A-Z, a-z, 0-9, "_" and "-"; clients such as Claude Desktop reject tool names with them`})
+			Msg: `server key has characters other than A-Z, a-z, 0-9, "_" and "-": clients with strict tool names (Claude Desktop) see each as "_"`})
 	}
 	if d, ok := get["disabled"]; ok && kind(d) != 'f' && kind(d) != 'n' {
 		p.problem(child(at, "disabled"), "must be a boolean")
