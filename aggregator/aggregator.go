@@ -71,9 +71,14 @@ type Process interface {
 
 // Options configure an Aggregator.
 type Options struct {
-	Name      string // serverInfo.name
-	Version   string // serverInfo.version
-	Separator string // between server key and tool or prompt name
+	Name    string // serverInfo.name
+	Version string // serverInfo.version
+	// Separator joins server key and tool or prompt name; "" means ":",
+	// or "__" for a client served strict names.
+	Separator string
+	// StrictNames serves every client the strict form of names (matching
+	// ^[a-zA-Z0-9_-]{1,64}$), as clients known to need it always are.
+	StrictNames bool
 	// StartupTimeout bounds a child's initialize and first lists.
 	StartupTimeout time.Duration
 	Servers        []config.Server
@@ -106,9 +111,12 @@ type Aggregator struct {
 	cancel context.CancelFunc
 
 	reg    atomic.Pointer[registry]
-	regMu  sync.Mutex      // serialises rebuilds; protects warned
-	warned map[string]bool // name collisions already reported
-	ready  atomic.Bool     // every child has started or failed
+	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName and warned
+	naming     naming          // how names are formed for this client
+	clientName string          // the client's clientInfo.name
+	warned     map[string]bool // name collisions already reported
+	ready      atomic.Bool     // every child has started or failed
+	readyOnce  sync.Once       // reports the names once every child is ready
 
 	mu       sync.Mutex     // protects stopping and the Add of handlers
 	stopping bool           // shutdown has begun: no new handler starts
@@ -136,13 +144,14 @@ func New(opts Options) *Aggregator {
 		log:    opts.Log,
 		ctx:    ctx,
 		cancel: cancel,
+		naming: opts.namingFor(""),
 		warned: make(map[string]bool),
 		hurry:  make(chan struct{}),
 	}
 	for _, s := range opts.Servers {
 		a.children = append(a.children, newChild(a, s))
 	}
-	a.reg.Store(&registry{toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
+	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
 	return a
 }
 
@@ -306,7 +315,8 @@ func (a *Aggregator) goServe(f func()) bool {
 	return true
 }
 
-// waitReady waits until every child runs or has failed.
+// waitReady waits until every child runs or has failed; the first time,
+// it reports the names before any waiter goes on.
 func (a *Aggregator) waitReady(ctx context.Context) bool {
 	if a.ready.Load() {
 		return true
@@ -318,6 +328,7 @@ func (a *Aggregator) waitReady(ctx context.Context) bool {
 			return false
 		}
 	}
+	a.readyOnce.Do(a.reportNames)
 	a.ready.Store(true)
 	return true
 }

@@ -23,7 +23,8 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	ok := true
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tPROTOCOL\tSTARTUP\tTOOLS")
-	var tools, problems []string
+	var tools []entryName
+	var problems []string
 	for _, c := range a.children {
 		s := c.status()
 		if s.state != stateRunning {
@@ -37,20 +38,44 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 			continue
 		}
 		for _, t := range s.tools {
-			tools = append(tools, c.key+a.opts.Separator+t)
+			tools = append(tools, entryName{key: c.key, name: t})
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", c.key, s.state, s.version, s.startup.Round(time.Millisecond).Milliseconds(), len(s.tools))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))
-	for _, t := range tools {
-		fmt.Fprintf(w, "  %s\n", t)
-	}
+	a.writeCheckedTools(w, tools)
 	if len(problems) > 0 {
 		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
 	}
 	a.shutdown()
 	return ok
+}
+
+// writeCheckedTools lists every tool under its name, and under the name a
+// strict client (Claude Desktop, --strict-names) gets when that differs by
+// more than the separator, which a note after the list gives.
+func (a *Aggregator) writeCheckedTools(w io.Writer, tools []entryName) {
+	strictOpts := a.opts
+	strictOpts.StrictNames = true
+	strictNaming := strictOpts.namingFor("")
+	plain := a.naming.assign(tools)
+	strict := strictNaming.assign(tools)
+	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, t := range tools {
+		switch {
+		case plain[i].hidden:
+			fmt.Fprintf(tw, "  %s\t(hidden: the same name as an earlier tool)\n", plain[i].name)
+		case strict[i].name != t.key+strictNaming.sep+t.name:
+			fmt.Fprintf(tw, "  %s\tstrict clients: %s\n", plain[i].name, strict[i].name)
+		default:
+			fmt.Fprintf(tw, "  %s\n", plain[i].name)
+		}
+	}
+	tw.Flush()
+	if strictNaming.sep != a.naming.sep {
+		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictNaming.sep)
+	}
 }
 
 func orDash(s string) string {

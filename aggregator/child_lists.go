@@ -23,7 +23,7 @@ type childLists struct {
 type namedEntry struct {
 	name    string // the child's name, decoded
 	rawName []byte // the child's name token, as it wrote it
-	listed  []byte // the whole entry with the name prefixed
+	raw     []byte // the whole entry
 }
 
 // resourceTemplate is a child's resource template with its matcher.
@@ -118,14 +118,12 @@ func (c *child) refreshTemplates(ctx context.Context) error {
 	return nil
 }
 
-// listNamed fetches a list of named entries and prefixes each name.
+// listNamed fetches a list of named entries; the registry names them.
 func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEntry, error) {
 	items, err := c.fetchAllPages(ctx, method, field)
 	if err != nil {
 		return nil, err
 	}
-	prefix := jsonrpc.AppendString(nil, c.key+c.a.opts.Separator)
-	prefix = prefix[:len(prefix)-1] // the open string: `"KEY:`
 	entries := make([]namedEntry, 0, len(items))
 	for i, it := range items {
 		rawName, ok := jsonrpc.Member(it, "name")
@@ -134,12 +132,7 @@ func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEnt
 			c.a.log.Warnf("server %q: %s: entry %d has no name; left out", c.key, method, i)
 			continue
 		}
-		prefixed := append(append([]byte{}, prefix...), rawName[1:]...)
-		listed, err := jsonrpc.ReplaceMember(it, "name", prefixed)
-		if err != nil {
-			return nil, err
-		}
-		entries = append(entries, namedEntry{name: name, rawName: rawName, listed: listed})
+		entries = append(entries, namedEntry{name: name, rawName: rawName, raw: it})
 	}
 	return entries, nil
 }

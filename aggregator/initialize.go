@@ -101,7 +101,25 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize was already received")
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
+	clientInfo, _ := jsonrpc.Member(c.params, "clientInfo")
+	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
+	a.setNaming(clientName, a.opts.namingFor(clientName))
+	a.goServe(func() { a.waitReady(a.ctx) }) // reports the names
 	return nil
+}
+
+// setNaming sets how names are formed for the client, before any child
+// has listed a name. A --separator that breaks the strict form is kept
+// (an explicit choice wins), with a warning.
+func (a *Aggregator) setNaming(clientName string, n naming) {
+	a.regMu.Lock()
+	a.naming, a.clientName = n, clientName
+	a.regMu.Unlock()
+	a.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.sep, n.strict)
+	if n.strict && !conforms("k"+n.sep+"t") {
+		a.log.Warnf("%s accepts only tool names matching %s, and withholds every tool of a server when one name does not: --separator %q breaks it in every name; without --separator it gets %q",
+			clientLabel(clientName), strictPattern, n.sep, strictSep)
+	}
 }
 
 // finishInitialize initializes every child with the agreed version and the

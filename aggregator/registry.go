@@ -1,56 +1,113 @@
 package aggregator
 
+import "github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+
 // registry is an immutable snapshot of the tools and prompts of the running
 // children, rebuilt whenever a child starts, changes a list or fails. List
 // answers are prebuilt so that tools/list costs one lookup.
 type registry struct {
+	naming        naming
 	toolsResult   []byte // {"tools":[...]}
 	tools         map[string]route
-	promptsResult []byte // {"prompts":[...]}
+	toolNames     []listedName // every tool, in config order
+	promptsResult []byte       // {"prompts":[...]}
 	prompts       map[string]route
 }
 
-// route leads a prefixed name to its child and the child's own name.
+// route leads a listed name to its child and the child's own name.
 type route struct {
 	child   *child
 	rawName []byte // the child's name token, as it wrote it
 }
 
+// listedName is a tool's name as its child gave it and as it is listed.
+type listedName struct {
+	entry entryName
+	assignedName
+}
+
 // rebuild makes a new registry from the running children in config order.
-// On a name collision the first child in config order wins.
 func (a *Aggregator) rebuild() {
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
-	r := &registry{tools: make(map[string]route), prompts: make(map[string]route)}
-	var tools, prompts [][]byte
+	r := &registry{naming: a.naming, tools: make(map[string]route), prompts: make(map[string]route)}
+	var tools, prompts []registered
 	for _, c := range a.children {
 		ts, ps, running := c.named()
 		if running {
-			tools = a.register(r.tools, tools, c, "tool", ts)
-			prompts = a.register(r.prompts, prompts, c, "prompt", ps)
+			tools = appendRegistered(tools, c, ts)
+			prompts = appendRegistered(prompts, c, ps)
 		}
 	}
-	r.toolsResult = listResult("tools", tools)
-	r.promptsResult = listResult("prompts", prompts)
+	var toolList, promptList [][]byte
+	toolList, r.toolNames = a.register(r.tools, "tool", tools)
+	promptList, _ = a.register(r.prompts, "prompt", prompts)
+	r.toolsResult = listResult("tools", toolList)
+	r.promptsResult = listResult("prompts", promptList)
 	a.reg.Store(r)
 }
 
-// register adds a child's entries to index and their listed form to list.
-// Called with regMu held.
-func (a *Aggregator) register(index map[string]route, list [][]byte, c *child, kind string, entries []namedEntry) [][]byte {
+// registered is one child's entry on its way into the registry.
+type registered struct {
+	child *child
+	entry namedEntry
+}
+
+func appendRegistered(list []registered, c *child, entries []namedEntry) []registered {
 	for _, e := range entries {
-		name := c.key + a.opts.Separator + e.name
-		if prev, taken := index[name]; taken {
-			if !a.warned[kind+"\x00"+name] {
-				a.warned[kind+"\x00"+name] = true
-				a.log.Warnf("%s %q of server %q is hidden by the same name from server %q", kind, name, c.key, prev.child.key)
-			}
-			continue
-		}
-		index[name] = route{child: c, rawName: e.rawName}
-		list = append(list, e.listed)
+		list = append(list, registered{child: c, entry: e})
 	}
 	return list
+}
+
+// register names the entries (naming.assign), enters them in index and
+// returns their listed form and their names. Called with regMu held.
+func (a *Aggregator) register(index map[string]route, kind string, entries []registered) ([][]byte, []listedName) {
+	names := make([]entryName, len(entries))
+	for i, e := range entries {
+		names[i] = entryName{key: e.child.key, name: e.entry.name}
+	}
+	assigned := a.naming.assign(names)
+	list := make([][]byte, 0, len(entries))
+	listedNames := make([]listedName, len(entries))
+	for i, e := range entries {
+		listedNames[i] = listedName{names[i], assigned[i]}
+		name := assigned[i].name
+		if assigned[i].hidden {
+			a.warnHidden(kind, name, e.child.key, index)
+			continue
+		}
+		index[name] = route{child: e.child, rawName: e.entry.rawName}
+		list = append(list, e.entry.listedAs(e.child.key+a.naming.sep, name))
+	}
+	return list, listedNames
+}
+
+// warnHidden reports once an entry hidden by another of the same name.
+func (a *Aggregator) warnHidden(kind, name, key string, index map[string]route) {
+	if a.warned[kind+"\x00"+name] {
+		return
+	}
+	a.warned[kind+"\x00"+name] = true
+	a.log.Warnf("%s %q of server %q is hidden by the same name from server %q", kind, name, key, index[name].child.key)
+}
+
+// listedAs is the entry as the child listed it, with name in place of the
+// child's own name. When name is prefix and the child's name, the child's
+// name keeps its escapes as the child wrote them.
+func (e namedEntry) listedAs(prefix, name string) []byte {
+	var token []byte
+	if name == prefix+e.name {
+		token = jsonrpc.AppendString(nil, prefix)
+		token = append(token[:len(token)-1], e.rawName[1:]...) // `"KEY:` + `name"`
+	} else {
+		token = jsonrpc.AppendString(nil, name)
+	}
+	b, err := jsonrpc.ReplaceMember(e.raw, "name", token)
+	if err != nil { // the child's entry was parsed already: cannot happen
+		return e.raw
+	}
+	return b
 }
 
 // listResult builds {"FIELD":[e1,e2,...]} from raw entries.

@@ -13,13 +13,15 @@ import (
 // routeTool routes tools/call by the exact prefixed name and hands the
 // child its own name, with every other byte of params untouched.
 func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
-	return a.routeByName(c, "Tool", a.reg.Load().tools, jsonrpc.CodeMethodNotFound)
+	r := a.reg.Load()
+	return a.routeByName(c, "Tool", r.tools, r.naming.sep, jsonrpc.CodeMethodNotFound)
 }
 
 // routePrompt routes prompts/get like tools/call; an unknown prompt is
 // -32602, as the specification asks.
 func (a *Aggregator) routePrompt(_ context.Context, c *call) (target, []byte) {
-	return a.routeByName(c, "Prompt", a.reg.Load().prompts, jsonrpc.CodeInvalidParams)
+	r := a.reg.Load()
+	return a.routeByName(c, "Prompt", r.prompts, r.naming.sep, jsonrpc.CodeInvalidParams)
 }
 
 // routeByName looks the one params.name up in index and splices the
@@ -27,7 +29,7 @@ func (a *Aggregator) routePrompt(_ context.Context, c *call) (target, []byte) {
 // joins straight into the line. (Against a copy of params with the name
 // replaced, then a line built from the copy: 0.86x the added latency in
 // BenchmarkOverhead, head to head, median of 5 runs, 0.61-1.00.)
-func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, notFound int) (target, []byte) {
+func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, sep string, notFound int) (target, []byte) {
 	name, ok := c.name()
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs one params.name (a string)")
@@ -36,7 +38,7 @@ func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, n
 	switch {
 	case ok:
 		return target{child: r.child, parts: [3][]byte{c.params[:c.p.nameStart], r.rawName, c.params[c.p.nameEnd:]}}, nil
-	case !bytes.Contains(name, []byte(a.opts.Separator)):
+	case !bytes.Contains(name, []byte(sep)):
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, kind+" name must be prefixed with server key: "+string(name))
 	}
 	return target{}, errorLine(c.id, notFound, kind+" not found: "+string(name))

@@ -265,14 +265,16 @@ func TestCLIServerKeyWithTheSeparatorIsRejected(t *testing.T) {
 
 // checkReport is the parsed stdout of --check.
 type checkReport struct {
-	rows     map[string][]string // server key -> fields of its row
-	tools    []string
-	problems []string
+	rows       map[string][]string // server key -> fields of its row
+	tools      []string
+	strict     map[string]string // tool -> the name a strict client gets, when it differs
+	strictNote string
+	problems   []string
 }
 
 func parseCheck(t *testing.T, out string) checkReport {
 	t.Helper()
-	r := checkReport{rows: map[string][]string{}}
+	r := checkReport{rows: map[string][]string{}, strict: map[string]string{}}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) == 0 || !slices.Equal(strings.Fields(lines[0]), []string{"SERVER", "STATUS", "PROTOCOL", "STARTUP", "TOOLS"}) {
 		t.Fatalf("--check output has no table header:\n%s", out)
@@ -286,11 +288,17 @@ func parseCheck(t *testing.T, out string) checkReport {
 			section = "tools"
 		case line == "Problems:":
 			section = "problems"
+		case strings.HasPrefix(line, "Strict clients "):
+			r.strictNote = line
 		case section == "table":
 			f := strings.Fields(line)
 			r.rows[f[0]] = f
 		case section == "tools":
-			r.tools = append(r.tools, strings.TrimSpace(line))
+			name, strict, _ := strings.Cut(strings.TrimSpace(line), " ")
+			r.tools = append(r.tools, name)
+			if s, ok := strings.CutPrefix(strings.TrimSpace(strict), "strict clients: "); ok {
+				r.strict[name] = s
+			}
 		case section == "problems":
 			r.problems = append(r.problems, strings.TrimSpace(line))
 		default:

@@ -1,0 +1,182 @@
+package aggregator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode/utf8"
+)
+
+// naming is how prefixed names are formed for one client: KEY+sep+name, or,
+// for a client that only accepts names matching ^[a-zA-Z0-9_-]{1,64}$, the
+// strict form of it.
+type naming struct {
+	sep    string // between server key and name
+	strict bool   // every name made to match strictPattern
+}
+
+// The strict form: the pattern Claude Desktop checks every tool name
+// against, and the separator it gets unless --separator was given.
+const (
+	strictPattern = "^[a-zA-Z0-9_-]{1,64}$"
+	strictMaxLen  = 64
+	strictSep     = "__"
+	hashLen       = 8 // hex digits of SHA-256 in a shortened name
+)
+
+// A nameChange says why a listed name differs from KEY+sep+name.
+type nameChange uint8
+
+const (
+	charsReplaced nameChange = 1 << iota // characters outside the pattern became _
+	shortened                            // over 64 characters: a head and a hash
+	disambiguated                        // its strict form was another name's: a hash added
+)
+
+// describe names the changes, for log lines: "with characters replaced, shortened".
+func (ch nameChange) describe() string {
+	var parts []string
+	if ch&charsReplaced != 0 {
+		parts = append(parts, "with characters replaced")
+	}
+	if ch&shortened != 0 {
+		parts = append(parts, "shortened")
+	}
+	if ch&disambiguated != 0 {
+		parts = append(parts, "told apart by a hash")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// entryName is one name to list: the child's key and its own name.
+type entryName struct{ key, name string }
+
+// assignedName is the name an entry is listed under and how it was
+// changed; hidden when an earlier entry has the same name.
+type assignedName struct {
+	name   string
+	change nameChange
+	hidden bool
+}
+
+// assign names every entry, in config order. Outside strict mode a name is
+// KEY+sep+name and, on a collision, the first entry keeps it and the later
+// ones are hidden. In strict mode each name is first put in strict form;
+// entries whose strict forms collide are told apart by a hash of their full
+// name, except one whose strict form is its plain name (the first such in
+// config order), which keeps it. The names depend only on the set of
+// entries, so they are the same on every run with the same servers; a
+// collision that remains (two equal hashes) hides the later entry.
+func (n naming) assign(entries []entryName) []assignedName {
+	out := make([]assignedName, len(entries))
+	for i, e := range entries {
+		out[i] = n.form(e)
+	}
+	if n.strict {
+		n.disambiguate(entries, out)
+	}
+	seen := make(map[string]bool, len(out))
+	for i := range out {
+		if seen[out[i].name] {
+			out[i].hidden = true
+			continue
+		}
+		seen[out[i].name] = true
+	}
+	return out
+}
+
+// form is an entry's name before collisions are looked at.
+func (n naming) form(e entryName) assignedName {
+	plain := e.key + n.sep + e.name
+	if !n.strict {
+		return assignedName{name: plain}
+	}
+	var a assignedName
+	a.name = strictChars(e.key) + n.sep + strictChars(e.name)
+	if a.name != plain {
+		a.change = charsReplaced
+	}
+	if len(a.name) > strictMaxLen {
+		a.name = withHash(a.name, plain)
+		a.change |= shortened
+	}
+	return a
+}
+
+// disambiguate gives every entry whose strict name another entry also got
+// a hash of its plain name, but the first whose strict name is unchanged.
+func (n naming) disambiguate(entries []entryName, out []assignedName) {
+	groups := make(map[string][]int)
+	for i, a := range out {
+		groups[a.name] = append(groups[a.name], i)
+	}
+	for _, idx := range groups {
+		if len(idx) < 2 {
+			continue
+		}
+		keeper := -1
+		for _, i := range idx {
+			if out[i].change == 0 {
+				keeper = i
+				break
+			}
+		}
+		for _, i := range idx {
+			if i == keeper || out[i].change&shortened != 0 {
+				continue // a shortened name has its hash already
+			}
+			out[i].name = withHash(out[i].name, entries[i].key+n.sep+entries[i].name)
+			out[i].change |= disambiguated
+		}
+	}
+}
+
+// strictChars replaces every character outside [a-zA-Z0-9_-] with _ (one _
+// per character, however many bytes it takes; an invalid byte is one).
+func strictChars(s string) string {
+	ok := true
+	for i := 0; i < len(s); i++ {
+		if !strictByte(s[i]) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		if r < utf8.RuneSelf && strictByte(byte(r)) {
+			b.WriteByte(byte(r))
+		} else {
+			b.WriteByte('_')
+		}
+		s = s[size:]
+	}
+	return b.String()
+}
+
+func strictByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+// conforms reports whether name matches strictPattern.
+func conforms(name string) bool {
+	return len(name) >= 1 && len(name) <= strictMaxLen && strictChars(name) == name
+}
+
+// withHash shortens name to a head that leaves room for "_" and a hash of
+// full, so that the result is at most 64 characters.
+func withHash(name, full string) string {
+	sum := sha256.Sum256([]byte(full))
+	head := strictMaxLen - 1 - hashLen
+	if len(name) < head {
+		head = len(name)
+	}
+	for head > 0 && head < len(name) && !utf8.RuneStart(name[head]) {
+		head-- // not inside a character (of a --separator given)
+	}
+	return name[:head] + "_" + hex.EncodeToString(sum[:])[:hashLen]
+}
