@@ -9,9 +9,10 @@
 // Flags:
 //
 //	--config PATH            the mcpServers config file (required)
-//	--separator SEP          text between server key and tool name (default ":";
-//	                         use "__" for Claude Desktop, Claude Code and Codex,
-//	                         which reject ":" in tool names)
+//	--separator SEP          text between server key and tool name (default ":",
+//	                         or "__" for clients served strict names)
+//	--strict-names           serve every client names matching ^[a-zA-Z0-9_-]{1,64}$
+//	                         (Claude Desktop always gets them)
 //	--name NAME              serverInfo.name to report (default "mcp-simple-aggregator")
 //	--startup-timeout DUR    how long a server may take to start (default 30s)
 //	--max-message-size SIZE  the longest message, either way (default 256MiB;
@@ -36,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,9 +60,12 @@ and serves all their tools to one MCP client as KEY:tool.
 
 Flags:
   --config PATH          the mcpServers config file (required)
-  --separator SEP        text between server key and tool name (default ":");
-                         Claude Desktop, Claude Code and Codex reject ":" in
-                         tool names: use --separator __ with them
+  --separator SEP        text between server key and tool name (default ":",
+                         or "__" for clients served strict names)
+  --strict-names         serve every client tool names that match
+                         ^[a-zA-Z0-9_-]{1,64}$ (Claude Desktop always gets
+                         them: other characters become _, long names are
+                         shortened with a hash)
   --name NAME            serverInfo.name to report (default "mcp-simple-aggregator")
   --startup-timeout DUR  how long a server may take to start (default 30s)
   --max-message-size SIZE
@@ -174,50 +179,112 @@ type flags struct {
 	startupTimeout              time.Duration
 	maxMessage                  int
 	check, debug, showVersion   bool
+	strictNames                 bool
 }
 
 // parseFlags reads and checks the command line; usage goes to stdout for
 // --help and to stderr for a mistake.
 func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
-	var f flags
-	fs := flag.NewFlagSet("mcp-simple-aggregator", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.configPath, "config", "", "")
-	fs.StringVar(&f.separator, "separator", ":", "")
-	fs.StringVar(&f.name, "name", "mcp-simple-aggregator", "")
-	fs.DurationVar(&f.startupTimeout, "startup-timeout", 30*time.Second, "")
-	fs.BoolVar(&f.check, "check", false, "")
-	fs.BoolVar(&f.debug, "debug", false, "")
-	fs.BoolVar(&f.showVersion, "version", false, "")
-	f.maxMessage = defaultMaxMessage
-	fs.Func("max-message-size", "", func(v string) (err error) {
-		f.maxMessage, err = parseSize(v)
-		return err
-	})
+	f, fs, valueErr := newFlagSet()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
-			return f, err
+			return *f, err
 		}
 		fmt.Fprint(stderr, usage)
-		return f, &exitError{2, err}
+		return *f, &exitError{2, flagError(err, *valueErr, fs)}
 	}
+	separatorGiven := false
+	fs.Visit(func(fl *flag.Flag) { separatorGiven = separatorGiven || fl.Name == "separator" })
 	switch {
 	case f.showVersion:
-		return f, nil
+		return *f, nil
 	case fs.NArg() > 0:
 		fmt.Fprint(stderr, usage)
-		return f, &exitError{2, fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return *f, &exitError{2, fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))}
 	case f.configPath == "":
 		fmt.Fprint(stderr, usage)
-		return f, &exitError{2, errors.New("--config PATH is required")}
-	case f.separator == "":
-		return f, &exitError{2, errors.New("--separator must not be empty")}
-	case f.startupTimeout <= 0:
-		return f, &exitError{2, errors.New("--startup-timeout must be positive")}
+		return *f, &exitError{2, errors.New("--config PATH is required")}
+	case separatorGiven && f.separator == "":
+		return *f, &exitError{2, errors.New("--separator must not be empty")}
 	}
-	return f, nil
+	return *f, nil
 }
+
+// newFlagSet defines the flags into f; valueErr receives the error of a
+// flag value that does not parse, in our own words.
+func newFlagSet() (*flags, *flag.FlagSet, *error) {
+	f := &flags{startupTimeout: 30 * time.Second, maxMessage: defaultMaxMessage}
+	valueErr := new(error)
+	fs := flag.NewFlagSet("mcp-simple-aggregator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.configPath, "config", "", "")
+	fs.StringVar(&f.separator, "separator", "", "")
+	fs.StringVar(&f.name, "name", "mcp-simple-aggregator", "")
+	fs.BoolVar(&f.strictNames, "strict-names", false, "")
+	fs.BoolVar(&f.check, "check", false, "")
+	fs.BoolVar(&f.debug, "debug", false, "")
+	fs.BoolVar(&f.showVersion, "version", false, "")
+	value := func(name string, parse func(string) error) {
+		fs.Func(name, "", func(v string) error {
+			if err := parse(v); err != nil {
+				*valueErr = fmt.Errorf("--%s %s: %w", name, v, err)
+				return err
+			}
+			return nil
+		})
+	}
+	value("startup-timeout", func(v string) (err error) {
+		f.startupTimeout, err = parseTimeout(v)
+		return err
+	})
+	value("max-message-size", func(v string) (err error) {
+		f.maxMessage, err = parseSize(v)
+		return err
+	})
+	return f, fs, valueErr
+}
+
+// parseTimeout reads a positive duration such as 30s or 1m30s.
+func parseTimeout(v string) (time.Duration, error) {
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return 0, fmt.Errorf("needs a unit: a duration such as %ss or 1m", v)
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, errors.New("not a duration: write one such as 30s, 1m or 1m30s")
+	}
+	if d <= 0 {
+		return 0, errors.New("must be positive")
+	}
+	return d, nil
+}
+
+// flagError restates an error of the flag package as the usage text names
+// flags, with two dashes, and suggests the flag meant by an unknown one.
+func flagError(err, valueErr error, fs *flag.FlagSet) error {
+	if valueErr != nil {
+		return valueErr
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
+		if near := config.Nearest(strings.TrimPrefix(name, "-"), names); near != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", near)
+		}
+		return errors.New(msg)
+	}
+	if strings.HasPrefix(msg, "invalid boolean value") {
+		msg = strings.TrimSuffix(msg, ": parse error") + ": give it alone, or as =true or =false"
+	}
+	return errors.New(flagNameInError.ReplaceAllString(msg, "$1--$2"))
+}
+
+// flagNameInError finds a flag named with one dash in the flag package's
+// errors ("flag needs an argument: -config", "... for -debug: ...").
+var flagNameInError = regexp.MustCompile(`(^|[ :])-{1,2}([a-z][a-z-]*)`)
 
 // run is the whole program; it returns when stdin ends or ctx is done.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -232,7 +299,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	log := aggregator.NewLogger(stderr, "mcp-simple-aggregator: ", f.debug)
 	defer log.Flush(exitLogWait)
-	cfg, err := config.Load(f.configPath, config.Options{Separator: f.separator})
+	keySep := f.separator // a key may not contain it
+	if keySep == "" {
+		keySep = ":"
+	}
+	cfg, err := config.Load(f.configPath, config.Options{Separator: keySep})
 	if err != nil {
 		return err
 	}
@@ -258,6 +329,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Name:           f.name,
 		Version:        version,
 		Separator:      f.separator,
+		StrictNames:    f.strictNames,
 		StartupTimeout: f.startupTimeout,
 		MaxMessageSize: f.maxMessage,
 		Servers:        cfg.Servers,

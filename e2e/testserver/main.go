@@ -30,6 +30,7 @@ import (
 type config struct {
 	name         string
 	tools        int
+	toolNames    []string // tools that answer with their own name
 	page         int
 	instructions string
 	version      string
@@ -61,6 +62,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.askOnInit, "ask-on-init", "", "send this request (e.g. roots/list) to the client as soon as notifications/initialized arrives; log 'asked METHOD on init: ANSWER'")
 	fs.IntVar(&cfg.exitInit, "exit-init", -1, "on initialize, print 'fatal: bad init' to stderr and exit with this code (-1: off)")
 	fs.BoolVar(&cfg.failList, "fail-list", false, "answer tools/list with error -32603 'list failed'")
+	fs.Func("tool-names", `JSON array of names of tools that answer with the name they were called by, e.g. ["a.b","get weather"]`, func(v string) error {
+		return json.Unmarshal([]byte(v), &cfg.toolNames)
+	})
 	caps := fs.String("caps", "", "comma list of extra capabilities: "+strings.Join(knownCaps, ","))
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -134,6 +134,9 @@ func (s *server) allTools() [][]byte {
 	for i := 0; i < s.cfg.tools; i++ {
 		items = append(items, []byte(generatedDef(i)))
 	}
+	for _, name := range s.cfg.toolNames {
+		items = append(items, []byte(simpleDef(name, "answers with the name it was called by", "")))
+	}
 	for _, name := range added {
 		items = append(items, []byte(addedDef(name)))
 	}
@@ -159,6 +162,11 @@ func (s *server) lookupTool(name string) toolFunc {
 	if rest, ok := strings.CutPrefix(name, "t"); ok {
 		if i, err := strconv.Atoi(rest); err == nil && i >= 0 && i < s.cfg.tools && strconv.Itoa(i) == rest {
 			return toolEcho
+		}
+	}
+	for _, n := range s.cfg.toolNames {
+		if n == name {
+			return toolOwnName
 		}
 	}
 	s.mu.Lock()
@@ -192,6 +200,11 @@ func (s *server) callTool(ctx context.Context, id, params json.RawMessage) ([]by
 		return nil, &rpcError{code: -32602, message: "arguments must be an object: " + err.Error()}
 	}
 	return run(s, c)
+}
+
+// toolOwnName answers with the name the tool was called by.
+func toolOwnName(_ *server, c *toolCall) ([]byte, *rpcError) {
+	return textResult(c.name, false), nil
 }
 
 // toolEcho answers the raw arguments bytes, as text and as structuredContent.
