@@ -38,6 +38,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,9 +49,25 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
 )
 
-// version is the program version; release builds may set it with
-// -ldflags "-X main.version=...".
-var version = "0.1.0"
+// version is the program version: release builds set it with
+// -ldflags "-X main.version=..." (.ci/release stamps the git tag or
+// commit); otherwise programVersion reads it from the build.
+var version = ""
+
+// programVersion is version when it was stamped, else the version Go
+// recorded in the build: the module version of a `go install ...@vX.Y.Z`,
+// or for a build from a clone a pseudo-version naming the commit
+// (v0.0.0-20261123071509-50ddfdedbf4e, "+dirty" with uncommitted changes);
+// "dev" when there is none (-buildvcs=false).
+func programVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
 
 const usage = `Usage: mcp-simple-aggregator --config PATH [flags]
 
@@ -293,7 +310,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if f.showVersion {
-		fmt.Fprintf(stdout, "mcp-simple-aggregator %s\n", version)
+		fmt.Fprintf(stdout, "mcp-simple-aggregator %s\n", programVersion())
 		return nil
 	}
 
@@ -327,7 +344,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	agg := aggregator.New(aggregator.Options{
 		Name:           f.name,
-		Version:        version,
+		Version:        programVersion(),
 		Separator:      f.separator,
 		StrictNames:    f.strictNames,
 		StartupTimeout: f.startupTimeout,

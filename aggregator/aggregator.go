@@ -110,7 +110,7 @@ type Aggregator struct {
 	ctx    context.Context // ends when shutdown begins
 	cancel context.CancelFunc
 
-	reg    atomic.Pointer[registry]
+	reg        atomic.Pointer[registry]
 	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName and warned
 	naming     naming          // how names are formed for this client
 	clientName string          // the client's clientInfo.name

@@ -294,10 +294,11 @@ func parseCheck(t *testing.T, out string) checkReport {
 			f := strings.Fields(line)
 			r.rows[f[0]] = f
 		case section == "tools":
-			name, strict, _ := strings.Cut(strings.TrimSpace(line), " ")
+			name, strict, ok := strings.Cut(line, "strict clients: ")
+			name = strings.TrimSpace(name)
 			r.tools = append(r.tools, name)
-			if s, ok := strings.CutPrefix(strings.TrimSpace(strict), "strict clients: "); ok {
-				r.strict[name] = s
+			if ok {
+				r.strict[name] = strict
 			}
 		case section == "problems":
 			r.problems = append(r.problems, strings.TrimSpace(line))
