@@ -172,20 +172,6 @@ func TestTemplateMatcher(t *testing.T) {
 	}
 }
 
-func TestClientCapabilitiesRelayedToChildren(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{}`, `{}`},
-		{`{"sampling":{},"roots":{"listChanged":true},"experimental":{"x":{}},"tasks":{}}`, `{"sampling":{},"roots":{"listChanged":true}}`},
-		{`{"elicitation":{"form":{},"url":{}}}`, `{"elicitation":{"form":{},"url":{}}}`},
-		{`{"sampling":null}`, `{}`},
-	} {
-		caps := parseClientCapabilities([]byte(tc.in))
-		if string(caps.forChildren) != tc.want {
-			t.Errorf("%s: got %s, want %s", tc.in, caps.forChildren, tc.want)
-		}
-	}
-}
-
 func TestLoggerWritesEachLineOnce(t *testing.T) {
 	var w recordingWriter
 	l := NewLogger(&w, "p: ", false)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -277,6 +279,25 @@ func (c *child) named() (tools, prompts []namedEntry, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lists.tools, c.lists.prompts, c.state == stateRunning
+}
+
+// servesApp reports whether the child serves MCP Apps (it declared the
+// extension or lists a ui:// resource) and lists a tool named name.
+func (c *child) servesApp(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != stateRunning || !slices.ContainsFunc(c.lists.tools, func(e namedEntry) bool { return e.name == name }) {
+		return false
+	}
+	if c.caps.apps {
+		return true
+	}
+	for uri := range c.lists.resources {
+		if strings.HasPrefix(uri, "ui://") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasResource reports whether the child listed uri.

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -21,66 +20,6 @@ func isSupported(version string) bool {
 		}
 	}
 	return false
-}
-
-// clientCapabilities are the client capabilities the aggregator can relay to
-// children.
-type clientCapabilities struct {
-	relayed     map[string]bool // of relayedClientCapabilities, those declared
-	forChildren []byte          // the relayable members, raw
-}
-
-// declared reports whether the client declared the capability ("" is
-// always declared).
-func (caps clientCapabilities) declared(name string) bool {
-	return name == "" || caps.relayed[name]
-}
-
-// relayedClientCapabilities are the client capabilities passed to children:
-// the ones whose requests the aggregator relays from children to the client.
-var relayedClientCapabilities = []string{"sampling", "elicitation", "roots"}
-
-func parseClientCapabilities(raw []byte) clientCapabilities {
-	caps := clientCapabilities{relayed: make(map[string]bool)}
-	b := []byte{'{'}
-	ms, _ := jsonrpc.Members(raw)
-	for _, m := range ms {
-		if !slices.Contains(relayedClientCapabilities, m.Key) || string(m.Value) == "null" {
-			continue
-		}
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = jsonrpc.AppendString(b, m.Key)
-		b = append(append(b, ':'), m.Value...)
-		caps.relayed[m.Key] = true
-	}
-	caps.forChildren = append(b, '}')
-	return caps
-}
-
-// childCapabilities are the server capabilities a child declared.
-type childCapabilities struct {
-	tools, prompts, resources, subscribe, logging, completions bool
-}
-
-func parseServerCapabilities(result []byte) childCapabilities {
-	var caps childCapabilities
-	raw, ok := jsonrpc.Member(result, "capabilities")
-	if !ok {
-		return caps
-	}
-	has := func(name string) bool {
-		v, ok := jsonrpc.Member(raw, name)
-		return ok && string(v) != "null" && string(v) != "false"
-	}
-	caps.tools, caps.prompts, caps.resources = has("tools"), has("prompts"), has("resources")
-	caps.logging, caps.completions = has("logging"), has("completions")
-	if res, ok := jsonrpc.Member(raw, "resources"); ok {
-		sub, _ := jsonrpc.Member(res, "subscribe")
-		caps.subscribe = string(sub) == "true"
-	}
-	return caps
 }
 
 // acceptInitialize negotiates the protocol version with the client and
@@ -164,45 +103,26 @@ func (a *Aggregator) serverInfo() []byte {
 	return append(b, '}')
 }
 
-// initializeResult advertises what at least one initialized child offers,
-// and joins the children's instructions under their keys.
+// initializeResult advertises what the initialized children offer
+// (mergeCapabilities), and joins their instructions under their keys.
 func (a *Aggregator) initializeResult(version string) []byte {
-	var any childCapabilities
+	var caps []childCapabilities
 	var instructions []string
 	for _, c := range a.children {
 		s := c.status()
 		if s.version == "" || s.state == stateFailed {
 			continue
 		}
-		any.prompts = any.prompts || s.caps.prompts
-		any.resources = any.resources || s.caps.resources
-		any.subscribe = any.subscribe || s.caps.subscribe
-		any.logging = any.logging || s.caps.logging
-		any.completions = any.completions || s.caps.completions
+		caps = append(caps, s.caps)
 		if s.instructions != "" {
 			instructions = append(instructions, "## "+c.key+"\n\n"+s.instructions)
 		}
 	}
 	b := []byte(`{"protocolVersion":`)
 	b = jsonrpc.AppendString(b, version)
-	b = append(b, `,"capabilities":{"tools":{"listChanged":true}`...)
-	if any.prompts {
-		b = append(b, `,"prompts":{"listChanged":true}`...)
-	}
-	if any.resources {
-		b = append(b, `,"resources":{"listChanged":true`...)
-		if any.subscribe {
-			b = append(b, `,"subscribe":true`...)
-		}
-		b = append(b, '}')
-	}
-	if any.logging {
-		b = append(b, `,"logging":{}`...)
-	}
-	if any.completions {
-		b = append(b, `,"completions":{}`...)
-	}
-	b = append(append(b, `},"serverInfo":`...), a.serverInfo()...)
+	b = append(b, `,"capabilities":`...)
+	b = mergeCapabilities(b, caps)
+	b = append(append(b, `,"serverInfo":`...), a.serverInfo()...)
 	if len(instructions) > 0 {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), strings.Join(instructions, "\n\n"))
 	}
