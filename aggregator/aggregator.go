@@ -105,6 +105,7 @@ type Aggregator struct {
 	children []*child // in config order
 	client   clientSession
 	progress idTable[progressRoute] // progress tokens handed to the client, by token
+	tasks    taskTable              // the children's tasks, by the ids the client knows
 	tokens   atomic.Int64           // the last progress token number handed out
 
 	ctx    context.Context // ends when shutdown begins

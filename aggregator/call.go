@@ -23,6 +23,7 @@ type call struct {
 	slot   int    // its place in batch
 
 	child *child // the child serving it; set before it is sent there
+	task  *task  // for tasks/get, tasks/result, tasks/cancel: the task
 
 	sendState // its id at the child, the client's cancel
 
@@ -44,6 +45,8 @@ type paramsView struct {
 	ref        []byte
 	meta       []byte // _meta
 	progressTo []byte // _meta.progressToken
+	task       []byte // task: the request is task-augmented
+	taskID     []byte // taskId, of tasks/get, tasks/result, tasks/cancel
 }
 
 func readParams(params []byte) paramsView {
@@ -69,6 +72,10 @@ func readParams(params []byte) paramsView {
 			p.ref = params[start:end]
 		case "_meta":
 			p.meta = params[start:end]
+		case "task":
+			p.task = params[start:end]
+		case "taskId":
+			p.taskID = params[start:end]
 		}
 		return true
 	})

@@ -72,6 +72,8 @@ func appendObject(b []byte, ms []jsonrpc.RawMember) []byte {
 type childCapabilities struct {
 	tools, prompts, resources, subscribe, logging, completions bool
 	apps                                                       bool // declared the MCP Apps extension
+	tasksList                                                  bool // declared tasks.list
+	tasks                                                      []byte
 	extensions, experimental                                   []jsonrpc.RawMember
 	others                                                     []jsonrpc.RawMember // keys the aggregator does not know
 }
@@ -80,7 +82,7 @@ type childCapabilities struct {
 const appsExtension = "io.modelcontextprotocol/ui"
 
 // knownServerCapabilities are the members that mergeCapabilities writes
-// itself; tasks is withheld until the aggregator relays tasks/*.
+// itself.
 var knownServerCapabilities = []string{"tools", "prompts", "resources", "logging", "completions", "extensions", "experimental", "tasks"}
 
 func parseServerCapabilities(result []byte) childCapabilities {
@@ -107,6 +109,11 @@ func parseServerCapabilities(result []byte) childCapabilities {
 			_, caps.apps = jsonrpc.Member(m.Value, appsExtension)
 		case "experimental":
 			caps.experimental, _ = jsonrpc.Members(m.Value)
+		case "tasks":
+			if on {
+				caps.tasks = m.Value
+				_, caps.tasksList = jsonrpc.Member(m.Value, "list")
+			}
 		default:
 			if !slices.Contains(knownServerCapabilities, m.Key) {
 				caps.others = append(caps.others, m)
@@ -119,11 +126,16 @@ func parseServerCapabilities(result []byte) childCapabilities {
 // mergeCapabilities appends the capabilities of the aggregator: tools
 // always; prompts, resources, logging and completions when a child has
 // them; extensions and experimental as the union of the children's keys;
-// and every other key some child declared. Where children disagree on a
-// key's value, the first in config order gives it.
+// tasks as the deep union of the children's (every sub-capability some
+// child declared); and every other key some child declared. Where children
+// disagree on a key's value, the first in config order gives it.
 func mergeCapabilities(b []byte, caps []childCapabilities) []byte {
 	var any childCapabilities
+	var tasks [][]byte
 	for _, c := range caps {
+		if c.tasks != nil {
+			tasks = append(tasks, c.tasks)
+		}
 		any.prompts = any.prompts || c.prompts
 		any.resources = any.resources || c.resources
 		any.subscribe = any.subscribe || c.subscribe
@@ -150,6 +162,9 @@ func mergeCapabilities(b []byte, caps []childCapabilities) []byte {
 	if any.completions {
 		b = append(b, `,"completions":{}`...)
 	}
+	if len(tasks) > 0 {
+		b = append(append(b, `,"tasks":`...), mergeObjects(tasks)...)
+	}
 	if len(any.experimental) > 0 {
 		b = appendObject(append(b, `,"experimental":`...), any.experimental)
 	}
@@ -171,4 +186,28 @@ func union(ms, more []jsonrpc.RawMember) []jsonrpc.RawMember {
 		}
 	}
 	return ms
+}
+
+// mergeObjects is the deep union of JSON objects: every key of any of
+// them; a key that several give objects merged in turn, else the first
+// value.
+func mergeObjects(objs [][]byte) []byte {
+	var keys []jsonrpc.RawMember
+	values := make(map[string][][]byte)
+	for _, o := range objs {
+		ms, _ := jsonrpc.Members(o)
+		for _, m := range ms {
+			if _, seen := values[m.Key]; !seen {
+				keys = append(keys, m)
+			}
+			values[m.Key] = append(values[m.Key], m.Value)
+		}
+	}
+	for i, m := range keys {
+		vs := values[m.Key]
+		if len(vs) > 1 && !slices.ContainsFunc(vs, func(v []byte) bool { return len(v) == 0 || v[0] != '{' }) {
+			keys[i].Value = mergeObjects(vs)
+		}
+	}
+	return appendObject(nil, keys)
 }

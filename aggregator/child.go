@@ -49,6 +49,7 @@ type child struct {
 
 	incoming   idTable[*childRequest]   // its requests relayed to the client, by its id
 	progress   idTable[*call]           // the calls in flight to it that carry a progress token, by tokenKey
+	tasks      idTable[*task]           // its tasks known to the client, by its task id
 	refreshing sync.Mutex               // one list refresh at a time, so an older one never wins
 	refreshes  map[string]*refreshState // by list_changed method
 
@@ -195,6 +196,7 @@ func (c *child) drop(err error) {
 	for _, r := range c.incoming.takeAll() {
 		r.cancel(fmt.Errorf("server %q is gone", c.key))
 	}
+	c.failTasks(err)
 	if c.conn != nil {
 		c.conn.Close(err)
 		// Reap it and whatever is left of its group; refused only once

@@ -38,7 +38,7 @@ func (c *child) dispatch(m *jsonrpc.Message) {
 		return
 	}
 	if up := c.a.client.conn; up != nil {
-		up.Notify(m.Method, m.Params)
+		up.Notify(m.Method, c.a.relatedToClient(c, m.Params))
 	}
 }
 
@@ -99,7 +99,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		return
 	}
 	r := &childRequest{c: c, id: m.ID, key: string(m.ID)}
-	params, token := c.a.remapProgressToken(c, m.Params)
+	params, token := c.a.remapProgressToken(c, c.a.relatedToClient(c, m.Params))
 	r.token = token // before r is in the table, where drop may take it
 	if !c.incoming.add(r.key, r) {
 		r.forgetToken()

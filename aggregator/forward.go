@@ -59,14 +59,19 @@ func (a *Aggregator) forward(c *call, t target) {
 // under the client's id, through the method's modifyResponse hook if it
 // has one. A child that is gone is named in the error.
 func (c *call) Answered(resp *jsonrpc.Message, err error) {
-	switch {
-	case err != nil:
+	if err != nil {
 		c.answer(errorLine(c.id, jsonrpc.CodeInternalError, c.child.lost(err).Error()))
-	case c.spec.modifyResponse != nil:
-		c.answer(c.spec.modifyResponse(c, resp))
-	case resp.Error == nil && len(resp.Result) >= largeResult:
-		c.answerLarge(resp.Result)
-	default:
-		c.answer(responseLine(c.id, resp))
+		return
 	}
+	if modify := c.spec.modifyResponse; modify != nil {
+		if line := modify(c, resp); line != nil {
+			c.answer(line)
+			return
+		}
+	}
+	if resp.Error == nil && len(resp.Result) >= largeResult {
+		c.answerLarge(resp.Result)
+		return
+	}
+	c.answer(responseLine(c.id, resp))
 }

@@ -64,6 +64,17 @@ func (t *idTable[E]) remove(id string, e E) bool {
 	return true
 }
 
+// all returns what the table holds, leaving it.
+func (t *idTable[E]) all() []E {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	all := make([]E, 0, len(t.m))
+	for _, e := range t.m {
+		all = append(all, e)
+	}
+	return all
+}
+
 // takeAll empties the table and returns what it held.
 func (t *idTable[E]) takeAll() []E {
 	t.mu.Lock()

@@ -41,8 +41,8 @@ type method struct {
 	// rewrite may replace the params sent to the child (as parts to join)
 	// or return an error line to answer instead.
 	rewrite func(c *call, t target) (params [][]byte, bad []byte)
-	// modifyResponse may rewrite the child's answer; it returns the line
-	// to send the client.
+	// modifyResponse may rewrite the child's answer: it returns the line
+	// to send the client, or nil to send the answer as it is.
 	modifyResponse func(c *call, resp *jsonrpc.Message) []byte
 }
 
@@ -60,8 +60,9 @@ func init() { // a var initialiser would make an initialisation cycle
 		"tools/list":   {quick: true, serve: (*Aggregator).listTools},
 		"prompts/list": {quick: true, serve: (*Aggregator).listPrompts},
 
-		// Routed by prefixed name.
-		"tools/call":  {quick: true, route: (*Aggregator).routeTool},
+		// Routed by prefixed name; a task-augmented call's task gets an id
+		// of the aggregator's.
+		"tools/call":  {quick: true, route: (*Aggregator).routeTool, modifyResponse: taskCreated},
 		"prompts/get": {quick: true, route: (*Aggregator).routePrompt},
 		// by prompt name or resource template
 		"completion/complete": {route: (*Aggregator).routeCompletion},
@@ -76,6 +77,13 @@ func init() { // a var initialiser would make an initialisation cycle
 		"resources/list":           {serve: (*Aggregator).listResources},
 		"resources/templates/list": {serve: (*Aggregator).listResourceTemplates},
 		"logging/setLevel":         {serve: (*Aggregator).setLevel},
+
+		// Tasks: routed by the aggregator's task id to the child running
+		// the task, which gets its own id; listed child by child.
+		"tasks/get":    {route: (*Aggregator).routeTask, modifyResponse: taskState},
+		"tasks/cancel": {route: (*Aggregator).routeTask, modifyResponse: taskState},
+		"tasks/result": {route: (*Aggregator).routeTask, modifyResponse: taskResult},
+		"tasks/list":   {serve: (*Aggregator).listTasks},
 	}
 }
 
@@ -107,6 +115,7 @@ var childNotifications = map[string]func(*child, []byte){
 	"notifications/tools/list_changed":     (*child).toolsChanged,
 	"notifications/prompts/list_changed":   (*child).promptsChanged,
 	"notifications/resources/list_changed": (*child).resourcesChanged,
+	"notifications/tasks/status":           (*child).taskStatus,
 }
 
 func answerPing(_ *Aggregator, _ context.Context, c *call) []byte {

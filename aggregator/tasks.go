@@ -1,0 +1,372 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// Tasks (2025-11-25): a request whose params carry "task" makes its
+// receiver start a task and answer at once with {"task":{"taskId",...}};
+// the requestor then polls with tasks/get, tasks/result, tasks/list and
+// tasks/cancel, and may hear notifications/tasks/status. Task ids are the
+// receiver's, so two children may both say "task-1": the client sees
+// every child's task under an id the aggregator owns, mapped back on the
+// way down, wherever a task id travels.
+
+// relatedTask is the _meta key that ties a message to a task.
+const relatedTask = "io.modelcontextprotocol/related-task"
+
+// task is a child's task, known to the client under id.
+type task struct {
+	id      string // the aggregator's id, shown to the client
+	child   *child
+	childID []byte // the child's id, as it wrote it (a JSON string)
+	expires time.Time
+	// createdAt and ttl are the task's, as the child gave them, for the
+	// status the client is sent when the child dies.
+	createdAt, ttl []byte
+
+	mu       sync.Mutex // protects terminal
+	terminal bool       // completed, failed or cancelled
+}
+
+// taskTable is the aggregator's side of every child's tasks: by the id the
+// client knows, and per child by the child's id. A task leaves both when
+// its result has been fetched, when its ttl has run out, or with the
+// session.
+type taskTable struct {
+	byID     idTable[*task]
+	seq      atomic.Int64 // the last id handed out
+	sweeping sync.Mutex   // one sweep at a time
+	sweepAt  atomic.Int64 // the registration count at which the next sweep runs
+}
+
+// sweepEvery is how many tasks are registered between two sweeps of the
+// expired ones.
+const sweepEvery = 1024
+
+// register returns the task the child calls childID, entering it under a
+// fresh id of the aggregator's when it is new. taskObj is the child's Task
+// object, for its createdAt and ttl.
+func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*task, bool) {
+	key, ok := jsonrpc.String(childID)
+	if !ok {
+		return nil, false
+	}
+	if t, ok := c.tasks.get(key); ok {
+		return t, true
+	}
+	t := &task{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(a.tasks.seq.Add(1), 10), child: c, childID: childID}
+	t.createdAt, _ = jsonrpc.Member(taskObj, "createdAt")
+	t.ttl, _ = jsonrpc.Member(taskObj, "ttl")
+	if ms, err := strconv.ParseFloat(string(t.ttl), 64); err == nil && ms >= 0 {
+		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
+	}
+	if !c.tasks.add(key, t) {
+		t, _ = c.tasks.get(key) // registered meanwhile
+		return t, t != nil
+	}
+	a.tasks.byID.add(t.id, t)
+	if n := a.tasks.seq.Load(); n >= a.tasks.sweepAt.Load() {
+		a.tasks.sweepAt.Store(n + sweepEvery)
+		a.sweepTasks(time.Now())
+	}
+	return t, true
+}
+
+// forgetTask removes the task from both tables.
+func (a *Aggregator) forgetTask(t *task) {
+	a.tasks.byID.remove(t.id, t)
+	if key, ok := jsonrpc.String(t.childID); ok {
+		t.child.tasks.remove(key, t)
+	}
+}
+
+// sweepTasks forgets the tasks whose ttl has run out.
+func (a *Aggregator) sweepTasks(now time.Time) {
+	if !a.tasks.sweeping.TryLock() {
+		return
+	}
+	defer a.tasks.sweeping.Unlock()
+	for _, t := range a.tasks.byID.all() {
+		if !t.expires.IsZero() && now.After(t.expires) {
+			a.forgetTask(t)
+		}
+	}
+}
+
+// markTerminal records a status the child reported for the task.
+func (t *task) markTerminal(status []byte) {
+	switch s, _ := jsonrpc.String(status); s {
+	case "completed", "failed", "cancelled":
+		t.mu.Lock()
+		t.terminal = true
+		t.mu.Unlock()
+	}
+}
+
+func (t *task) isTerminal() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.terminal
+}
+
+// taskCreated is the modifyResponse hook of requests a client may augment
+// with a task: a CreateTaskResult gets the aggregator's id in place of the
+// child's. It returns nil, leaving the answer as it is, for any other.
+func taskCreated(c *call, resp *jsonrpc.Message) []byte {
+	if c.p.task == nil || resp.Error != nil {
+		return nil
+	}
+	obj, ok := jsonrpc.Member(resp.Result, "task")
+	if !ok {
+		return nil // the child ran it as a plain request
+	}
+	childID, _ := jsonrpc.Member(obj, "taskId")
+	t, ok := c.a.registerTask(c.child, childID, obj)
+	if !ok {
+		return nil
+	}
+	t.markTerminal(statusOf(obj))
+	return jsonrpc.AppendResult(nil, c.id, setMember(resp.Result, "task", setTaskID(obj, t.id)))
+}
+
+// statusOf is a Task object's status.
+func statusOf(obj []byte) []byte {
+	s, _ := jsonrpc.Member(obj, "status")
+	return s
+}
+
+// setTaskID returns the object obj with its taskId set to id.
+func setTaskID(obj []byte, id string) []byte {
+	return setMember(obj, "taskId", jsonrpc.AppendString(nil, id))
+}
+
+// setMember returns the object obj with the member key set to value, or obj
+// unchanged when it has no such member.
+func setMember(obj []byte, key string, value []byte) []byte {
+	out, err := jsonrpc.ReplaceMember(obj, key, value)
+	if err != nil {
+		return obj
+	}
+	return out
+}
+
+// routeTask routes tasks/get, tasks/result and tasks/cancel to the child
+// running the task, with the child's own id in params.taskId.
+func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
+	id, ok := jsonrpc.String(c.p.taskID)
+	if !ok {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs params.taskId (a string)")
+	}
+	t, ok := a.tasks.byID.get(id)
+	if !ok {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: unknown task "+strconv.Quote(id))
+	}
+	params, err := jsonrpc.ReplaceMember(c.params, "taskId", t.childID)
+	if err != nil {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
+	}
+	c.task = t
+	return to(t.child, params), nil
+}
+
+// taskState is the modifyResponse hook of tasks/get and tasks/cancel,
+// whose result is a Task: the aggregator's id in place of the child's.
+func taskState(c *call, resp *jsonrpc.Message) []byte {
+	if resp.Error != nil {
+		return nil
+	}
+	c.task.markTerminal(statusOf(resp.Result))
+	return jsonrpc.AppendResult(nil, c.id, setTaskID(resp.Result, c.task.id))
+}
+
+// taskResult is the modifyResponse hook of tasks/result: the task's
+// outcome, whose related-task _meta gets the aggregator's id. The result
+// fetched, the task is forgotten.
+func taskResult(c *call, resp *jsonrpc.Message) []byte {
+	defer c.a.forgetTask(c.task)
+	if resp.Error != nil {
+		return nil
+	}
+	return jsonrpc.AppendResult(nil, c.id, c.a.relatedToClient(c.task.child, resp.Result))
+}
+
+// relatedToClient returns msg (params or a result) with the child's task
+// id in _meta's related-task replaced by the aggregator's; unchanged when
+// it has none, or one the aggregator does not know.
+func (a *Aggregator) relatedToClient(c *child, msg []byte) []byte {
+	return rewriteRelated(msg, func(childID []byte) (string, bool) {
+		key, _ := jsonrpc.String(childID)
+		if t, ok := c.tasks.get(key); ok {
+			return t.id, true
+		}
+		return "", false
+	})
+}
+
+// rewriteRelated replaces _meta[relatedTask].taskId in msg with what ours
+// maps it to.
+func rewriteRelated(msg []byte, ours func(id []byte) (string, bool)) []byte {
+	meta, ok := jsonrpc.Member(msg, "_meta")
+	if !ok {
+		return msg
+	}
+	rel, ok := jsonrpc.Member(meta, relatedTask)
+	if !ok {
+		return msg
+	}
+	id, _ := jsonrpc.Member(rel, "taskId")
+	mapped, ok := ours(id)
+	if !ok {
+		return msg
+	}
+	return setMember(msg, "_meta", setMember(meta, relatedTask, setTaskID(rel, mapped)))
+}
+
+// taskStatus is a child's notifications/tasks/status: up to the client
+// under the aggregator's id; a status of a task the aggregator does not
+// know (or no longer) is dropped.
+func (c *child) taskStatus(params []byte) {
+	childID, _ := jsonrpc.Member(params, "taskId")
+	key, _ := jsonrpc.String(childID)
+	t, ok := c.tasks.get(key)
+	if !ok {
+		c.a.log.Debugf("server %q: status of unknown task %s dropped", c.key, childID)
+		return
+	}
+	t.markTerminal(statusOf(params))
+	c.a.client.conn.Notify("notifications/tasks/status", setTaskID(params, t.id))
+}
+
+// failTasks tells the client that every task of a child that died and had
+// not ended has failed. The tasks stay known until their ttl, so that a
+// later tasks/* on them is answered with the child's failure.
+func (c *child) failTasks(cause error) {
+	up := c.a.client.conn
+	if up == nil {
+		return
+	}
+	for _, t := range c.tasks.all() {
+		if t.isTerminal() {
+			continue
+		}
+		t.markTerminal([]byte(`"failed"`))
+		b := jsonrpc.AppendString([]byte(`{"taskId":`), t.id)
+		b = append(b, `,"status":"failed","statusMessage":`...)
+		b = jsonrpc.AppendString(b, cause.Error())
+		if t.createdAt != nil {
+			b = append(append(b, `,"createdAt":`...), t.createdAt...)
+		}
+		b = jsonrpc.AppendString(append(b, `,"lastUpdatedAt":`...), time.Now().UTC().Format(time.RFC3339))
+		ttl := t.ttl
+		if ttl == nil {
+			ttl = []byte("null")
+		}
+		b = append(append(append(b, `,"ttl":`...), ttl...), '}')
+		up.Notify("notifications/tasks/status", b)
+	}
+}
+
+// listTasks serves tasks/list: one page of one child at a time, in config
+// order, under a cursor of the aggregator's that names the child and its
+// own cursor. Children that did not declare tasks.list are left out.
+func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
+	idx, childCursor, err := parseTaskCursor(c.p.cursor)
+	if err != nil {
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
+	}
+	for ; idx < len(a.children); idx, childCursor = idx+1, nil {
+		ch := a.children[idx]
+		if !ch.running() || !ch.capabilities().tasksList {
+			continue
+		}
+		var params []byte
+		if childCursor != nil {
+			params = append(append([]byte(`{"cursor":`), childCursor...), '}')
+		}
+		resp, err := ch.conn.Call(ctx, "tasks/list", params)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil && resp.Error != nil {
+			err = rawError(resp.Error)
+		}
+		if err != nil {
+			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
+			continue
+		}
+		page, next := a.childTaskPage(ch, resp.Result)
+		if next == nil && len(page) == 0 {
+			continue
+		}
+		return jsonrpc.AppendResult(nil, c.id, a.taskListResult(page, idx, next))
+	}
+	return jsonrpc.AppendResult(nil, c.id, []byte(`{"tasks":[]}`))
+}
+
+// childTaskPage maps one page of a child's tasks/list to the aggregator's
+// ids (a task listed that the aggregator has not seen yet is registered)
+// and returns its entries and the child's next cursor.
+func (a *Aggregator) childTaskPage(ch *child, result []byte) ([][]byte, []byte) {
+	list, _ := jsonrpc.Member(result, "tasks")
+	items, _ := jsonrpc.Elements(list)
+	var page [][]byte
+	for _, it := range items {
+		childID, _ := jsonrpc.Member(it, "taskId")
+		if t, ok := a.registerTask(ch, childID, it); ok {
+			t.markTerminal(statusOf(it))
+			page = append(page, setTaskID(it, t.id))
+		}
+	}
+	next, ok := jsonrpc.Member(result, "nextCursor")
+	if !ok || string(next) == "null" {
+		next = nil
+	}
+	return page, next
+}
+
+// taskListResult builds the page, with a cursor to go on from child idx
+// (at its cursor next), or with the child after it, if any remains.
+func (a *Aggregator) taskListResult(page [][]byte, idx int, next []byte) []byte {
+	b := listResult("tasks", page)
+	if next == nil {
+		idx++
+		for idx < len(a.children) && !a.children[idx].capabilities().tasksList {
+			idx++
+		}
+		if idx >= len(a.children) {
+			return b
+		}
+	}
+	cursor := base64.RawURLEncoding.EncodeToString(append([]byte(strconv.Itoa(idx)+":"), next...))
+	b = jsonrpc.AppendString(append(b[:len(b)-1], `,"nextCursor":`...), cursor)
+	return append(b, '}')
+}
+
+// parseTaskCursor reads a cursor of taskListResult: the child's index and
+// its cursor (nil: its first page). No cursor is the first child's start.
+func parseTaskCursor(raw []byte) (int, []byte, error) {
+	if raw == nil || string(raw) == "null" {
+		return 0, nil, nil
+	}
+	s, ok := jsonrpc.String(raw)
+	dec, err := base64.RawURLEncoding.DecodeString(s)
+	idx, rest, found := strings.Cut(string(dec), ":")
+	n, convErr := strconv.Atoi(idx)
+	if !ok || err != nil || !found || convErr != nil || n < 0 || rest != "" && !jsonrpc.Valid([]byte(rest)) {
+		return 0, nil, fmt.Errorf("unknown cursor %s", raw)
+	}
+	if rest == "" {
+		return n, nil, nil
+	}
+	return n, []byte(rest), nil
+}

@@ -1,0 +1,281 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// taskChild is a scripted child running tasks as a 2025-11-25 server does.
+// Its ids are task-1, task-2, ...: every taskChild uses the same ones. Its
+// tools: "work" (a task when asked), "status" (sends a status of task-1),
+// "ask" (a task that asks the client to elicit, tied to it), "die".
+type taskChild struct {
+	key string
+	mu  sync.Mutex
+	n   int
+}
+
+func (tc *taskChild) taskObj(id, status string) string {
+	return fmt.Sprintf(`{"taskId":%q,"status":%q,"statusMessage":"%s's %s","createdAt":"2026-11-23T10:00:00Z","lastUpdatedAt":"2026-11-23T10:00:01Z","ttl":60000,"pollInterval":100}`, id, status, tc.key, id)
+}
+
+func (tc *taskChild) script(m *jsonrpc.Message, _ []byte, out io.Writer) {
+	if !m.IsRequest() {
+		return
+	}
+	answer := func(result string) { out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result))) }
+	taskID, _ := jsonrpc.StringMember(m.Params, "taskId")
+	switch m.Method {
+	case "initialize":
+		answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"t","version":"1"}}`)
+	case "tools/list":
+		answer(`{"tools":[{"name":"work","execution":{"taskSupport":"optional"}},{"name":"status"},{"name":"ask"},{"name":"die"}]}`)
+	case "tools/call":
+		tc.call(m, out, answer)
+	case "tasks/get":
+		answer(tc.taskObj(taskID, "completed"))
+	case "tasks/cancel":
+		answer(tc.taskObj(taskID, "cancelled"))
+	case "tasks/result":
+		answer(fmt.Sprintf(`{"content":[{"type":"text","text":"%s's result of %s"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":%q}}}`, tc.key, taskID, taskID))
+	case "tasks/list":
+		tc.list(m.Params, answer)
+	}
+}
+
+func (tc *taskChild) call(m *jsonrpc.Message, out io.Writer, answer func(string)) {
+	name, _ := jsonrpc.StringMember(m.Params, "name")
+	switch name {
+	case "status":
+		out.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + tc.taskObj("task-1", "working") + "}\n"))
+		answer(`{"content":[]}`)
+	case "die":
+		answer(`{"content":[]}`)
+		out.(io.Closer).Close()
+	default:
+		if _, ok := jsonrpc.Member(m.Params, "task"); !ok {
+			answer(`{"content":[{"type":"text","text":"no task"}]}`)
+			return
+		}
+		tc.mu.Lock()
+		tc.n++
+		id := fmt.Sprintf("task-%d", tc.n)
+		tc.mu.Unlock()
+		answer(`{"task":` + tc.taskObj(id, "working") + `}`)
+		if name == "ask" {
+			out.Write([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"e-%s","method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":%q}}}}`+"\n", id, id)))
+		}
+	}
+}
+
+// list answers tasks/list one task per page.
+func (tc *taskChild) list(params []byte, answer func(string)) {
+	tc.mu.Lock()
+	n := tc.n
+	tc.mu.Unlock()
+	i := 1
+	if c, ok := jsonrpc.StringMember(params, "cursor"); ok {
+		fmt.Sscanf(c, "after-%d", &i)
+		i++
+	}
+	if i > n {
+		answer(`{"tasks":[]}`)
+		return
+	}
+	next := ""
+	if i < n {
+		next = fmt.Sprintf(`,"nextCursor":"after-%d"`, i)
+	}
+	answer(`{"tasks":[` + tc.taskObj(fmt.Sprintf("task-%d", i), "working") + `]` + next + `}`)
+}
+
+// serveTasks serves an aggregator over a taskChild per key.
+func serveTasks(t *testing.T, keys ...string) *harness {
+	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
+		return startScripted((&taskChild{key: s.Key}).script), nil
+	}}, keys...)
+	init := h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
+	if !strings.Contains(init, `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`) {
+		t.Fatalf("initialize answer without the children's tasks capability: %s", init)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return h
+}
+
+// startTask calls tool as a task and returns the task id the client got.
+func startTask(t *testing.T, h *harness, id int, tool string) string {
+	t.Helper()
+	line := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{},"task":{"ttl":60000}}}`, id, tool))
+	var r struct {
+		Result struct {
+			Task struct{ TaskID, Status, StatusMessage string }
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil || r.Result.Task.TaskID == "" {
+		t.Fatalf("%s as a task answered %s", tool, line)
+	}
+	if r.Result.Task.Status != "working" {
+		t.Errorf("status %q", r.Result.Task.Status)
+	}
+	return r.Result.Task.TaskID
+}
+
+// Two children that both number their tasks task-1: the client sees two
+// ids of the aggregator's, and each poll reaches its own child under the
+// child's id, with the aggregator's id in every answer.
+func TestTasksOfTwoChildren(t *testing.T) {
+	h := serveTasks(t, "a", "b")
+	ta, tb := startTask(t, h, 2, "a:work"), startTask(t, h, 3, "b:work")
+	if ta == tb || ta == "task-1" || tb == "task-1" {
+		t.Fatalf("task ids a %q, b %q: want two ids of the aggregator's", ta, tb)
+	}
+	for i, tt := range []struct{ id, key string }{{ta, "a"}, {tb, "b"}} {
+		got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":{"taskId":%q}}`, 10+i, tt.id))
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"taskId":%q,"status":"completed","statusMessage":"%s's task-1",`, 10+i, tt.id, tt.key)
+		if !strings.HasPrefix(got, want) {
+			t.Errorf("tasks/get %s:\n got %s\nwant %s...", tt.id, got, want)
+		}
+		got = h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/result","params":{"taskId":%q}}`, 20+i, tt.id))
+		want = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s's result of task-1"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":%q}}}}`, 20+i, tt.key, tt.id)
+		if got != want {
+			t.Errorf("tasks/result %s:\n got %s\nwant %s", tt.id, got, want)
+		}
+	}
+	// Its result fetched, a task is forgotten.
+	got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"method":"tasks/get","params":{"taskId":%q}}`, ta))
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"error":{"code":-32602,"message":"Invalid params: unknown task \"%s\""}}`, ta); got != want {
+		t.Errorf("tasks/get after its result:\n got %s\nwant %s", got, want)
+	}
+	if n := len(h.a.tasks.byID.all()); n != 0 {
+		t.Errorf("%d tasks still in the table", n)
+	}
+}
+
+func TestTaskCancelAndStatus(t *testing.T) {
+	h := serveTasks(t, "a", "b")
+	startTask(t, h, 2, "a:work")
+	tb := startTask(t, h, 3, "b:work")
+	// b's status of its task-1 reaches the client under the aggregator's id.
+	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"b:status"}}`)
+	status, answer := h.read(), h.read()
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":%q,"status":"working","statusMessage":"b's task-1"`, tb); !strings.HasPrefix(status, want) {
+		t.Errorf("status:\n got %s\nwant %s...", status, want)
+	}
+	if answer != `{"jsonrpc":"2.0","id":4,"result":{"content":[]}}` {
+		t.Errorf("b:status answered %s", answer)
+	}
+	got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tasks/cancel","params":{"taskId":%q}}`, tb))
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"result":{"taskId":%q,"status":"cancelled","statusMessage":"b's task-1"`, tb); !strings.HasPrefix(got, want) {
+		t.Errorf("tasks/cancel:\n got %s\nwant %s...", got, want)
+	}
+	for i, bad := range []string{`{"taskId":"task-1"}`, `{}`, `{"taskId":7}`} {
+		got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":%s}`, 40+i, bad))
+		if !strings.Contains(got, `"error":{"code":-32602`) {
+			t.Errorf("tasks/get %s answered %s", bad, got)
+		}
+	}
+}
+
+// tasks/list goes child by child, page by page, under cursors of the
+// aggregator's.
+func TestTaskListPagesThroughEveryChild(t *testing.T) {
+	h := serveTasks(t, "a", "b")
+	ids := map[string]bool{startTask(t, h, 2, "a:work"): true, startTask(t, h, 3, "a:work"): true, startTask(t, h, 4, "b:work"): true}
+	var listed []string
+	cursor := ""
+	for page := 0; page < 10; page++ {
+		params := "{}"
+		if cursor != "" {
+			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		var r struct {
+			Result struct {
+				Tasks      []struct{ TaskID string }
+				NextCursor string
+			}
+		}
+		line := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/list","params":%s}`, 10+page, params))
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range r.Result.Tasks {
+			listed = append(listed, tk.TaskID)
+		}
+		if cursor = r.Result.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(listed) != 3 {
+		t.Fatalf("listed %q, want the 3 tasks", listed)
+	}
+	for _, id := range listed {
+		if !ids[id] {
+			t.Errorf("listed %q, which the client was not given (given %v)", id, ids)
+		}
+	}
+	got := h.exchange(`{"jsonrpc":"2.0","id":30,"method":"tasks/list","params":{"cursor":"nonsense"}}`)
+	if !strings.Contains(got, `"error":{"code":-32602,"message":"Invalid params: unknown cursor \"nonsense\""}`) {
+		t.Errorf("a bad cursor answered %s", got)
+	}
+}
+
+// A child's request tied to its task carries the aggregator's id.
+func TestRelatedTaskOfAChildsRequest(t *testing.T) {
+	h := serveTasks(t, "a", "b")
+	startTask(t, h, 2, "a:work")
+	tb := startTask(t, h, 3, "b:ask")
+	req := h.read()
+	if want := fmt.Sprintf(`"_meta":{"io.modelcontextprotocol/related-task":{"taskId":%q}}`, tb); !strings.Contains(req, `"method":"elicitation/create"`) || !strings.Contains(req, want) {
+		t.Errorf("elicitation/create:\n got %s\nwant it to contain %s", req, want)
+	}
+}
+
+// A child that dies: its tasks are reported failed, and a poll names it.
+func TestTasksOfADeadChildFail(t *testing.T) {
+	h := serveTasks(t, "a", "b")
+	ta := startTask(t, h, 2, "a:work")
+	startTask(t, h, 3, "b:work")
+	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)
+	var status string
+	for status == "" {
+		if l := h.read(); strings.Contains(l, "notifications/tasks/status") {
+			status = l
+		}
+	}
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":%q,"status":"failed","statusMessage":"server \"a\"`, ta); !strings.HasPrefix(status, want) {
+		t.Errorf("status:\n got %s\nwant %s...", status, want)
+	}
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":%q}}`, ta))
+	got := h.read()
+	for !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":5,`) {
+		got = h.read()
+	}
+	if !strings.Contains(got, `"error":{"code":-32603,"message":"server \"a\"`) {
+		t.Errorf("tasks/get of a dead child's task answered %s", got)
+	}
+}
+
+// Tasks are forgotten when their ttl has run out.
+func TestTaskTTLSweep(t *testing.T) {
+	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
+	c := a.children[0]
+	for i := range 3 {
+		a.registerTask(c, jsonrpc.AppendString(nil, fmt.Sprintf("t%d", i)), []byte(`{"ttl":1000}`))
+	}
+	a.registerTask(c, []byte(`"forever"`), []byte(`{"ttl":null}`))
+	a.sweepTasks(time.Now().Add(2 * time.Second))
+	if left := a.tasks.byID.all(); len(left) != 1 || string(left[0].childID) != `"forever"` {
+		t.Errorf("after the sweep: %d tasks", len(left))
+	}
+	if left := c.tasks.all(); len(left) != 1 {
+		t.Errorf("the child's table holds %d tasks", len(left))
+	}
+}
