@@ -119,13 +119,16 @@ func paramsMember(m *msg, key string) json.RawMessage {
 	return p[key]
 }
 
-func TestChildrenAreInitializedWithTheRelayableClientCapabilities(t *testing.T) {
+// Children get the client's capabilities as it wrote them, but tasks (see
+// withheldClientCapabilities).
+func TestChildrenAreInitializedWithTheClientsCapabilities(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha"), ts("beta")})
 	s.initialize("2025-11-25", clientCapsAll)
 	want := map[string]string{
-		"sampling":    `{ "tools" : {} }`,
-		"elicitation": `{"form":{ },"url":{}}`,
-		"roots":       `{ "listChanged" : true }`,
+		"experimental": `{"x":{"y":1}}`,
+		"sampling":     `{ "tools" : {} }`,
+		"elicitation":  `{"form":{ },"url":{}}`,
+		"roots":        `{ "listChanged" : true }`,
 	}
 	for _, key := range []string{"alpha", "beta"} {
 		text, _ := toolResultOf(t, s.call("tools/call", `{"name":"`+key+`:initparams"}`))
@@ -146,7 +149,7 @@ func TestChildrenAreInitializedWithTheRelayableClientCapabilities(t *testing.T) 
 		}
 		for name := range params.Capabilities {
 			if _, ok := want[name]; !ok {
-				t.Errorf("%s: capability %q was passed to the child, but the aggregator does not relay it: %s", key, name, text)
+				t.Errorf("%s: capability %q was passed to the child, but the aggregator withholds it: %s", key, name, text)
 			}
 		}
 	}
