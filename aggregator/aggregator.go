@@ -100,13 +100,14 @@ const DefaultMaxQueue = 32 << 20
 
 // Aggregator is one client session over a fixed set of children.
 type Aggregator struct {
-	opts     Options
-	log      *Logger
-	children []*child // in config order
-	client   clientSession
-	progress idTable[progressRoute] // progress tokens handed to the client, by token
-	tasks    taskTable              // the children's tasks, by the ids the client knows
-	tokens   atomic.Int64           // the last progress token number handed out
+	opts        Options
+	log         *Logger
+	children    []*child // in config order
+	client      clientSession
+	progress    idTable[progressRoute] // progress tokens handed to the client, by token
+	tasks       taskTable              // the children's tasks, by the ids the client knows
+	clientTasks clientTaskTable        // the client's tasks for children, by the ids they know
+	tokens      atomic.Int64           // the last progress token number handed out
 
 	ctx    context.Context // ends when shutdown begins
 	cancel context.CancelFunc

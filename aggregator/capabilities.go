@@ -21,36 +21,23 @@ func (caps clientCapabilities) declared(name string) bool {
 
 // relayedClientCapabilities are the client capabilities whose requests the
 // aggregator relays from children to the client.
-var relayedClientCapabilities = []string{"sampling", "elicitation", "roots"}
-
-// withheldClientCapabilities are not passed to children: tasks, until the
-// aggregator relays tasks/* (a child would create tasks nobody can poll).
-var withheldClientCapabilities = []string{"tasks"}
+var relayedClientCapabilities = []string{"sampling", "elicitation", "roots", "tasks"}
 
 // parseClientCapabilities takes the client's capabilities. Children get
-// every member as the client wrote it (extensions, experimental, and keys
-// not invented yet), but the withheld ones.
+// them as the client wrote them, every member (extensions, experimental,
+// tasks, and keys not invented yet).
 func parseClientCapabilities(raw []byte) clientCapabilities {
 	caps := clientCapabilities{relayed: make(map[string]bool), forChildren: []byte("{}")}
 	ms, err := jsonrpc.Members(raw)
 	if err != nil {
 		return caps
 	}
-	kept := ms[:0:0]
 	for _, m := range ms {
-		if slices.Contains(withheldClientCapabilities, m.Key) {
-			continue
-		}
-		kept = append(kept, m)
 		if slices.Contains(relayedClientCapabilities, m.Key) && string(m.Value) != "null" {
 			caps.relayed[m.Key] = true
 		}
 	}
-	if len(kept) == len(ms) {
-		caps.forChildren = raw // byte for byte
-		return caps
-	}
-	caps.forChildren = appendObject(nil, kept)
+	caps.forChildren = raw // byte for byte
 	return caps
 }
 

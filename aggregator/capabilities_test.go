@@ -15,8 +15,7 @@ func TestClientCapabilitiesRelayedToChildren(t *testing.T) {
 		{`{ "sampling" : {"tools":{}}, "roots":{"listChanged":true},"experimental":{"x":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"future":[1] }`,
 			`{ "sampling" : {"tools":{}}, "roots":{"listChanged":true},"experimental":{"x":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"future":[1] }`},
 		{`{"elicitation":{"form":{},"url":{}}}`, `{"elicitation":{"form":{},"url":{}}}`},
-		// tasks is withheld until tasks/* are relayed.
-		{`{"sampling":{},"tasks":{"list":{}},"x":1}`, `{"sampling":{},"x":1}`},
+		{`{"sampling":{},"tasks":{"list":{}},"x":1}`, `{"sampling":{},"tasks":{"list":{}},"x":1}`},
 		{`null`, `{}`},
 	} {
 		caps := parseClientCapabilities([]byte(tc.in))

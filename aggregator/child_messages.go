@@ -73,10 +73,13 @@ func (c *child) progressed(params []byte) {
 // incoming table under the child's id from when it is read until the
 // client answers, the child cancels it, or either is gone.
 type childRequest struct {
-	c     *child
-	id    []byte // the child's id
-	key   string // string(id)
-	token string // the progress token handed to the client; "" if none
+	c         *child
+	id        []byte // the child's id
+	key       string // string(id)
+	token     string // the progress token handed to the client; "" if none
+	method    string
+	augmented bool        // it asks the client for a task
+	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
 
 	sendState // its id at the client, the child's cancel
 }
@@ -98,8 +101,19 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
-	r := &childRequest{c: c, id: m.ID, key: string(m.ID)}
-	params, token := c.a.remapProgressToken(c, c.a.relatedToClient(c, m.Params))
+	r := &childRequest{c: c, id: m.ID, key: string(m.ID), method: m.Method}
+	params := m.Params
+	switch m.Method {
+	case "tasks/get", "tasks/result", "tasks/cancel":
+		var bad []byte
+		if params, r.task, bad = c.childTaskRequest(m); bad != nil {
+			c.conn.Write(bad)
+			return
+		}
+	default:
+		_, r.augmented = jsonrpc.Member(params, "task")
+	}
+	params, token := c.a.remapProgressToken(c, c.a.relatedToClient(c, params))
 	r.token = token // before r is in the table, where drop may take it
 	if !c.incoming.add(r.key, r) {
 		r.forgetToken()
@@ -130,7 +144,14 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 		r.c.conn.Write(errorLine(r.id, jsonrpc.CodeInternalError, "the client did not answer: "+err.Error()))
 		return
 	}
-	r.c.conn.Write(responseLine(r.id, resp))
+	if resp.Error != nil {
+		if r.task != nil && r.method == "tasks/result" {
+			r.c.a.forgetClientTask(r.task)
+		}
+		r.c.conn.Write(responseLine(r.id, resp))
+		return
+	}
+	r.c.conn.Write(jsonrpc.AppendResult(nil, r.id, r.clientAnswer(resp.Result)))
 }
 
 // cancel ends the request, taken out of the child's table, because the

@@ -94,6 +94,7 @@ var clientNotifications = map[string]func(*Aggregator, []byte){
 	"notifications/cancelled":          (*Aggregator).clientCancelled,
 	"notifications/progress":           (*Aggregator).progressFromClient,
 	"notifications/roots/list_changed": (*Aggregator).rootsChanged,
+	"notifications/tasks/status":       (*Aggregator).clientTaskStatus,
 }
 
 // childRequests are the requests a child may send, each relayed to the
@@ -104,6 +105,11 @@ var childRequests = map[string]string{
 	"sampling/createMessage": "sampling",
 	"elicitation/create":     "elicitation",
 	"roots/list":             "roots",
+	// About the tasks the client runs for the child.
+	"tasks/get":    "tasks",
+	"tasks/result": "tasks",
+	"tasks/cancel": "tasks",
+	"tasks/list":   "tasks",
 }
 
 // childNotifications says what a child's notification does; every other

@@ -119,12 +119,21 @@ func listResult(field string, entries [][]byte) []byte {
 	b := make([]byte, 0, n)
 	b = append(b, `{"`...)
 	b = append(b, field...)
-	b = append(b, `":[`...)
+	b = append(b, `":`...)
+	b = appendArray(b, entries)
+	return append(b, '}')
+}
+
+// jsonArray is [e1,e2,...] of raw entries.
+func jsonArray(entries [][]byte) []byte { return appendArray(nil, entries) }
+
+func appendArray(b []byte, entries [][]byte) []byte {
+	b = append(b, '[')
 	for i, e := range entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, e...)
 	}
-	return append(b, "]}"...)
+	return append(b, ']')
 }

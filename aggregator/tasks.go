@@ -75,11 +75,16 @@ func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*ta
 		return t, t != nil
 	}
 	a.tasks.byID.add(t.id, t)
+	a.maybeSweepTasks()
+	return t, true
+}
+
+// maybeSweepTasks sweeps both task tables every sweepEvery ids handed out.
+func (a *Aggregator) maybeSweepTasks() {
 	if n := a.tasks.seq.Load(); n >= a.tasks.sweepAt.Load() {
 		a.tasks.sweepAt.Store(n + sweepEvery)
 		a.sweepTasks(time.Now())
 	}
-	return t, true
 }
 
 // forgetTask removes the task from both tables.
@@ -90,7 +95,7 @@ func (a *Aggregator) forgetTask(t *task) {
 	}
 }
 
-// sweepTasks forgets the tasks whose ttl has run out.
+// sweepTasks forgets the tasks whose ttl has run out, of both tables.
 func (a *Aggregator) sweepTasks(now time.Time) {
 	if !a.tasks.sweeping.TryLock() {
 		return
@@ -101,6 +106,7 @@ func (a *Aggregator) sweepTasks(now time.Time) {
 			a.forgetTask(t)
 		}
 	}
+	a.sweepClientTasks(now)
 }
 
 // markTerminal records a status the child reported for the task.

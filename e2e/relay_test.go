@@ -119,13 +119,13 @@ func paramsMember(m *msg, key string) json.RawMessage {
 	return p[key]
 }
 
-// Children get the client's capabilities as it wrote them, but tasks (see
-// withheldClientCapabilities).
+// Children get the client's capabilities as it wrote them.
 func TestChildrenAreInitializedWithTheClientsCapabilities(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha"), ts("beta")})
 	s.initialize("2025-11-25", clientCapsAll)
 	want := map[string]string{
 		"experimental": `{"x":{"y":1}}`,
+		"tasks":        `{"list":{},"cancel":{}}`,
 		"sampling":     `{ "tools" : {} }`,
 		"elicitation":  `{"form":{ },"url":{}}`,
 		"roots":        `{ "listChanged" : true }`,
@@ -149,7 +149,7 @@ func TestChildrenAreInitializedWithTheClientsCapabilities(t *testing.T) {
 		}
 		for name := range params.Capabilities {
 			if _, ok := want[name]; !ok {
-				t.Errorf("%s: capability %q was passed to the child, but the aggregator withholds it: %s", key, name, text)
+				t.Errorf("%s: capability %q was passed to the child, but the client did not declare it: %s", key, name, text)
 			}
 		}
 	}
