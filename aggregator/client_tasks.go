@@ -99,14 +99,27 @@ func (r *childRequest) clientAnswer(result []byte) []byte {
 	case r.augmented:
 		obj, ok := jsonrpc.Member(result, "task")
 		if !ok {
-			return result // the client ran it as a plain request
+			break // the client ran it as a plain request
 		}
 		clientID, _ := jsonrpc.Member(obj, "taskId")
 		if t := a.registerClientTask(r.c, clientID, obj); t != nil {
 			return setMember(result, "task", setTaskID(obj, t.id))
 		}
 	}
-	return result
+	return a.relatedToChild(r.c, result)
+}
+
+// relatedToChild returns msg with the aggregator's id of one of child c's
+// tasks in _meta's related-task replaced by c's own (the client's answer
+// to a request the child tied to its task).
+func (a *Aggregator) relatedToChild(c *child, msg []byte) []byte {
+	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
+		key, _ := jsonrpc.String(id)
+		if t, ok := a.tasks.byID.get(key); ok && t.child == c {
+			return t.childID, true
+		}
+		return nil, false
+	})
 }
 
 // setRelated replaces the related-task id in msg's _meta when it is from.

@@ -44,7 +44,7 @@ func servePuppets(t *testing.T, keys ...string) (*harness, map[string]*puppet) {
 			case "initialize":
 				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`)))
 			case "tools/list":
-				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[]}`)))
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[{"name":"x"}]}`)))
 			case "notifications/initialized":
 			default:
 				pp.got <- strings.TrimSpace(string(line))
@@ -52,7 +52,7 @@ func servePuppets(t *testing.T, keys ...string) (*harness, map[string]*puppet) {
 		})
 		return pp.p, nil
 	}}, keys...)
-	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"tasks":{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}}}}}}}`)
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{},"tasks":{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}}}}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`) // every child ready
 	return h, puppets
@@ -136,5 +136,28 @@ func TestClientTaskListIsTheChilds(t *testing.T) {
 	got := pp["b"].heard(t)
 	if strings.Count(got, `"taskId"`) != 1 || strings.Contains(got, `"c1"`) || !strings.Contains(got, `"nextCursor":"n"`) {
 		t.Errorf("b's tasks/list answered %s", got)
+	}
+}
+
+// The client's answer to a child's request tied to the child's task
+// carries the aggregator's id of the task: the child gets its own.
+func TestRelatedTaskOfTheClientsAnswer(t *testing.T) {
+	h, pp := servePuppets(t, "a")
+	a := pp["a"]
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a:x","task":{}}}`)
+	call := a.heard(t)
+	a.say(`{"jsonrpc":"2.0","id":` + idOf(t, call) + `,"result":{"task":{"taskId":"mine","status":"working"}}}`)
+	created := h.read()
+	m, _ := jsonrpc.Parse([]byte(created))
+	obj, _ := jsonrpc.Member(m.Result, "task")
+	ours, _ := jsonrpc.Member(obj, "taskId")
+	a.say(`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{"message":"?","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"mine"}}}}`)
+	req := h.read()
+	if !strings.Contains(req, `"io.modelcontextprotocol/related-task":{"taskId":`+string(ours)+`}`) {
+		t.Fatalf("the client got %s, want the task under %s", req, ours)
+	}
+	h.send(`{"jsonrpc":"2.0","id":` + idOf(t, req) + `,"result":{"action":"accept","content":{},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":` + string(ours) + `}}}}`)
+	if got, want := a.heard(t), `{"jsonrpc":"2.0","id":"e","result":{"action":"accept","content":{},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"mine"}}}}`; got != want {
+		t.Errorf("the child got:\n %s\nwant\n %s", got, want)
 	}
 }

@@ -219,9 +219,17 @@ func (a *Aggregator) relatedToClient(c *child, msg []byte) []byte {
 	})
 }
 
-// rewriteRelated replaces _meta[relatedTask].taskId in msg with what ours
-// maps it to.
+// rewriteRelated replaces _meta[relatedTask].taskId in msg with the id
+// that ours maps it to.
 func rewriteRelated(msg []byte, ours func(id []byte) (string, bool)) []byte {
+	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
+		mapped, ok := ours(id)
+		return jsonrpc.AppendString(nil, mapped), ok
+	})
+}
+
+// rewriteRelatedRaw is rewriteRelated with the new id as raw JSON.
+func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool)) []byte {
 	meta, ok := jsonrpc.Member(msg, "_meta")
 	if !ok {
 		return msg
@@ -235,7 +243,7 @@ func rewriteRelated(msg []byte, ours func(id []byte) (string, bool)) []byte {
 	if !ok {
 		return msg
 	}
-	return setMember(msg, "_meta", setMember(meta, relatedTask, setTaskID(rel, mapped)))
+	return setMember(msg, "_meta", setMember(meta, relatedTask, setMember(rel, "taskId", mapped)))
 }
 
 // taskStatus is a child's notifications/tasks/status: up to the client
