@@ -36,6 +36,7 @@ type call struct {
 // members the methods look into.
 type paramsView struct {
 	object     bool // params is absent or an object
+	augmented  bool // it has "task": the client asks for a task
 	names      int  // how many "name" members
 	nameStart  int  // the offsets of the first one's value in params
 	nameEnd    int
@@ -45,8 +46,6 @@ type paramsView struct {
 	ref        []byte
 	meta       []byte // _meta
 	progressTo []byte // _meta.progressToken
-	task       []byte // task: the request is task-augmented
-	taskID     []byte // taskId, of tasks/get, tasks/result, tasks/cancel
 }
 
 func readParams(params []byte) paramsView {
@@ -73,9 +72,7 @@ func readParams(params []byte) paramsView {
 		case "_meta":
 			p.meta = params[start:end]
 		case "task":
-			p.task = params[start:end]
-		case "taskId":
-			p.taskID = params[start:end]
+			p.augmented = true
 		}
 		return true
 	})

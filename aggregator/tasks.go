@@ -129,7 +129,7 @@ func (t *task) isTerminal() bool {
 // with a task: a CreateTaskResult gets the aggregator's id in place of the
 // child's. It returns nil, leaving the answer as it is, for any other.
 func taskCreated(c *call, resp *jsonrpc.Message) []byte {
-	if c.p.task == nil || resp.Error != nil {
+	if !c.p.augmented || resp.Error != nil {
 		return nil
 	}
 	obj, ok := jsonrpc.Member(resp.Result, "task")
@@ -169,7 +169,8 @@ func setMember(obj []byte, key string, value []byte) []byte {
 // routeTask routes tasks/get, tasks/result and tasks/cancel to the child
 // running the task, with the child's own id in params.taskId.
 func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
-	id, ok := jsonrpc.String(c.p.taskID)
+	taskID, _ := jsonrpc.Member(c.params, "taskId")
+	id, ok := jsonrpc.String(taskID)
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs params.taskId (a string)")
 	}
