@@ -41,6 +41,7 @@ type config struct {
 	exitInit     int // < 0: off
 	askOnInit    string
 	failList     bool
+	tasks        bool
 	caps         map[string]bool
 }
 
@@ -62,6 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.askOnInit, "ask-on-init", "", "send this request (e.g. roots/list) to the client as soon as notifications/initialized arrives; log 'asked METHOD on init: ANSWER'")
 	fs.IntVar(&cfg.exitInit, "exit-init", -1, "on initialize, print 'fatal: bad init' to stderr and exit with this code (-1: off)")
 	fs.BoolVar(&cfg.failList, "fail-list", false, "answer tools/list with error -32603 'list failed'")
+	fs.BoolVar(&cfg.tasks, "tasks", false, "run tools/call as a task when params.task is set, and serve tasks/get, tasks/result, tasks/cancel, tasks/list (see tasks.go)")
 	fs.Func("tool-names", `JSON array of names of tools that answer with the name they were called by, e.g. ["a.b","get weather"]`, func(v string) error {
 		return json.Unmarshal([]byte(v), &cfg.toolNames)
 	})
@@ -129,6 +131,8 @@ type server struct {
 	addedPrompts   []string                 // prompts added by it
 	addedResources []string                 // resources added by it
 	subs           map[string]bool          // subscribed resource URIs
+
+	tasks taskTable // with -tasks
 }
 
 // call is one client request being served; cancel is fired by notifications/cancelled.
@@ -258,6 +262,9 @@ func (s *server) handleRequest(ctx context.Context, m *message, initialized bool
 	case "tools/call":
 		return s.callTool(ctx, m.ID, m.Params)
 	}
+	if run := taskMethods[m.Method]; run != nil && s.cfg.tasks {
+		return run(s, ctx, m.Params)
+	}
 	if s.cfg.caps["resources"] {
 		switch m.Method {
 		case "resources/list":
@@ -338,6 +345,9 @@ func (s *server) initialize(ctx context.Context, params json.RawMessage) ([]byte
 	}
 	if s.cfg.caps["completions"] {
 		b = append(b, `,"completions":{}`...)
+	}
+	if s.cfg.tasks {
+		b = append(b, taskCapability...)
 	}
 	b = append(b, `},"serverInfo":{"name":`...)
 	b = append(b, jsonString(s.cfg.name)...)

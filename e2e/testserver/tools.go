@@ -184,6 +184,7 @@ func (s *server) callTool(ctx context.Context, id, params json.RawMessage) ([]by
 		Name      string                     `json:"name"`
 		Arguments json.RawMessage            `json:"arguments"`
 		Meta      map[string]json.RawMessage `json:"_meta"`
+		Task      json.RawMessage            `json:"task"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &rpcError{code: -32602, message: "invalid tools/call params: " + err.Error()}
@@ -198,6 +199,9 @@ func (s *server) callTool(ctx context.Context, id, params json.RawMessage) ([]by
 	}
 	if err := json.Unmarshal(c.args, &c.argm); err != nil {
 		return nil, &rpcError{code: -32602, message: "arguments must be an object: " + err.Error()}
+	}
+	if s.cfg.tasks && len(p.Task) > 0 && string(p.Task) != "null" {
+		return s.startTask(c, run, p.Task)
 	}
 	return run(s, c)
 }
