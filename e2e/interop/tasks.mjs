@@ -1,0 +1,803 @@
+#!/usr/bin/env node
+// MCP tasks (protocol 2025-11-25) interoperability check for mcp-simple-aggregator.
+//
+// Connects with the official TypeScript SDK client (v1: Client + StdioClientTransport) twice,
+// once directly to the official reference server @modelcontextprotocol/server-everything
+// (spawned by this script from ./node_modules, over stdio) and once to the command given after
+// `--` (the aggregator, with server-everything behind it under --key). Both clients declare
+//     sampling {}, elicitation {},
+//     tasks {list {}, cancel {}, requests {sampling {createMessage {}}, elicitation {create {}}}}
+// and both run the same steps, the two connections side by side; what each step saw is compared
+// and kept in the report. Task requests go through the SDK (client.request with the task
+// option, client.experimental.tasks.getTask/getTaskResult/listTasks/cancelTask); every
+// comparison works on the raw JSON-RPC messages as read off the wire.
+//   initialize        the aggregator advertises tasks with list, cancel and requests.tools.call,
+//                     equal to server-everything's own tasks capability
+//   tools-list        once notifications/tools/list_changed has settled (server-everything adds
+//                     its conditional tools after initialization), the direct list is the
+//                     expected set of 17 tools and the aggregator lists the same, prefixed;
+//                     KEY<sep>simulate-research-query equals the direct entry but for its name
+//                     (execution.taskSupport "required")
+//   child-capabilities  (with --other-key) the project's test server, which declares no tasks,
+//                     received the client's capabilities, tasks included, as written
+//   task-cancel       a task-augmented simulate-research-query, cancelled with tasks/cancel:
+//                     status "cancelled" under the id the client was given, and so in tasks/get
+//   task-create       simulate-research-query {topic "python", ambiguous true} with params.task
+//                     {ttl 60000}: a CreateTaskResult; through the aggregator its taskId starts
+//                     with mcp-simple-aggregator-task-
+//   tasks-list        before the result is fetched, tasks/list holds the task under the id the
+//                     client knows (and the aggregator lists no id it did not give the client)
+//   task-poll         tasks/get every pollInterval (bounded) until input_required: same statuses
+//                     and the client's id both ways
+//   task-result       tasks/result; the server's clarifying elicitation/create arrives meanwhile,
+//                     its _meta related-task naming the client's id, and is accepted as directly;
+//                     the result equals the direct one but for _meta, whose related-task taskId
+//                     is the id the client was given
+//   task-status-notifications  every notifications/tasks/status carries an id the client was
+//                     given; the round's task went through the same statuses both ways
+//   tasks-list-after-result  every task tasks/list shows after the result was fetched is under an
+//                     id the client was given (the finished task is not listed under a new id)
+//   client-task-sampling / client-task-elicitation  trigger-sampling-request-async and
+//                     trigger-elicitation-request-async: the server sends a task-augmented
+//                     request, this client answers with a CreateTaskResult of its own id
+//                     (client-task-N) and serves the server's tasks/get and tasks/result; the
+//                     client sees its own id on the wire both ways, the server (as its final
+//                     text tells) its own: client-task-N directly, another id through the
+//                     aggregator; the tool reports the task completed either way
+//   unknown-task-ids  tasks/get, tasks/result and tasks/cancel of ids the client was never given
+//                     ("nonsense", the child's raw id of the cancelled task as the child logged
+//                     it, a task id of the direct server, the id the aggregator gave the child
+//                     for the client's task) are JSON-RPC errors through the aggregator, as
+//                     "nonsense" is directly
+//   no-client-errors  neither SDK client reported a protocol error
+// Notes (report.notes) record behaviour that differs from a direct connection without failing
+// a check: tasks/get of a task whose result was fetched.
+//
+// Output: stdout carries one JSON report {ok, checks: [{name, ok, ms, error?}], failures,
+// timings, seen, notes}; every failure is also printed to stderr as "tasks.mjs: not ok NAME:
+// reason". Exit code 0 if every check passed, 1 if one failed, 2 on bad usage. The children's
+// stderr goes to this script's stderr.
+//
+// Usage:
+//   node tasks.mjs --sep SEP [--key everything] [--other-key other]
+//                  [--server-name mcp-simple-aggregator] [--timeout MS] -- AGGREGATOR [ARGS...]
+//   --sep S           the aggregator's separator (":" or "__"); required
+//   --key K           server-everything's key in the aggregator config (default "everything")
+//   --other-key K     key of the project's test server (e2e/testserver) in the config; enables
+//                     the child-capabilities check (default: none)
+//   --server-name N   serverInfo.name the aggregator must report (default "mcp-simple-aggregator")
+//   --timeout MS      per-step time limit (default 10000); the whole run gets 10 times that
+//
+// Example (from e2e/interop, with an aggregator config cfg.json holding "everything" and "other"):
+//   node tasks.mjs --sep : --other-key other -- /path/to/mcp-simple-aggregator --config cfg.json
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  CallToolResultSchema,
+  CancelTaskRequestSchema,
+  CreateMessageRequestSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const EVERYTHING_ENTRY = path.join(HERE, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+
+const CLIENT_CAPABILITIES = {
+  sampling: {},
+  elicitation: {},
+  tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
+};
+const RELATED = "io.modelcontextprotocol/related-task";
+const AGG_TASK_PREFIX = "mcp-simple-aggregator-task-";
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+const TASK_TTL = 60000;
+// server-everything 2026.8.31 offers a client with the capabilities above these tools: twelve
+// always, five more (added after initialization, announced with tools/list_changed) for
+// sampling, elicitation and their task-augmented forms.
+const EXPECTED_TOOLS = [
+  "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference",
+  "get-structured-content", "get-sum", "get-tiny-image", "gzip-file-as-resource",
+  "toggle-simulated-logging", "toggle-subscriber-updates", "trigger-long-running-operation",
+  "simulate-research-query", "trigger-elicitation-request", "trigger-sampling-request",
+  "trigger-sampling-request-async", "trigger-elicitation-request-async",
+].sort();
+const RESEARCH = "simulate-research-query";
+const RESEARCH_ARGS = { topic: "python", ambiguous: true };
+const CLARIFICATION = "programming"; // one of the interpretations it offers for "python"
+const SAMPLE_PROMPT = "interop tasks prompt";
+const ELICIT_ANSWER = { name: "Interop Tester", favoriteColor: "Blue", agreeToTerms: true };
+// What server-everything logs when the background work of a cancelled research task next runs.
+const CANCELLED_LOG = /Research task ([0-9a-f]{16,}) failed/;
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+function usage(msg) {
+  const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1);
+  const end = lines.findIndex((l) => !l.startsWith("//"));
+  const head = lines.slice(0, end).map((l) => l.replace(/^\/\/ ?/, "")).join("\n");
+  if (msg) { console.error(`tasks.mjs: ${msg}\n`); console.error(head); process.exit(2); }
+  console.log(head);
+  process.exit(0);
+}
+
+function parseOptions(argv) {
+  const o = { key: "everything", otherKey: "", serverName: "mcp-simple-aggregator", timeout: 10000 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      if (i + 1 >= argv.length) usage(`missing value for ${a}`);
+      return argv[++i];
+    };
+    switch (a) {
+      case "--": o.command = argv[i + 1]; o.args = argv.slice(i + 2); i = argv.length; break;
+      case "--sep": o.sep = val(); break;
+      case "--key": o.key = val(); break;
+      case "--other-key": o.otherKey = val(); break;
+      case "--server-name": o.serverName = val(); break;
+      case "--timeout": o.timeout = Number(val()); break;
+      case "-h": case "--help": usage(); break;
+      default: usage(`unknown argument ${a}`);
+    }
+  }
+  if (!o.command) usage("no command given (put the aggregator after --)");
+  if (!o.sep) usage("--sep is required");
+  if (!o.key) usage("--key must not be empty");
+  if (!Number.isFinite(o.timeout) || o.timeout <= 0) usage("bad --timeout");
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+class CheckError extends Error {}
+function assert(cond, msg) { if (!cond) throw new CheckError(msg); }
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, rej) => { timer = setTimeout(() => rej(new CheckError(`${what} timed out after ${ms} ms`)), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Returns undefined if a and b are deep-equal (JSON values, key order ignored), else the path
+// and values of the first difference.
+function diff(a, b, p = "$") {
+  if (a === b) return undefined;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
+    return `${p}: ${short(a)} != ${short(b)}`;
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return `${p}: array vs object`;
+  if (Array.isArray(a)) {
+    if (a.length !== b.length) return `${p}: length ${a.length} != ${b.length}`;
+    for (let i = 0; i < a.length; i++) { const d = diff(a[i], b[i], `${p}[${i}]`); if (d) return d; }
+    return undefined;
+  }
+  for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    if (!(k in a)) return `${p}.${k}: missing on the left, ${short(b[k])} on the right`;
+    if (!(k in b)) return `${p}.${k}: ${short(a[k])} on the left, missing on the right`;
+    const d = diff(a[k], b[k], `${p}.${k}`);
+    if (d) return d;
+  }
+  return undefined;
+}
+function short(v, n = 200) {
+  let s;
+  try { s = JSON.stringify(v); } catch { s = String(v); }
+  if (s === undefined) s = String(v);
+  return s.length > n ? s.slice(0, n) + "…" : s;
+}
+function without(obj, ...keys) {
+  const o = { ...obj };
+  for (const k of keys) delete o[k];
+  return o;
+}
+// The type skeleton of a JSON value: what must agree between two results whose values differ.
+function shape(v) {
+  if (Array.isArray(v)) return v.map(shape);
+  if (v === null) return null;
+  if (typeof v === "object") {
+    const o = {};
+    for (const k of Object.keys(v).sort()) o[k] = shape(v[k]);
+    return o;
+  }
+  return typeof v;
+}
+const relatedOf = (obj) => obj?._meta?.[RELATED]?.taskId;
+const textOf = (r) => (r?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+// A JSON-RPC error as the report keeps it.
+const errInfo = (e) => (typeof e?.code === "number" ? { code: e.code, message: String(e.message) } : { message: String(e?.message ?? e) });
+
+// ---------------------------------------------------------------------------------------------
+// One connection: an SDK client whose transport is tapped both ways, so that the raw
+// JSON-RPC messages (requests and answers as sent, every message as received) can be
+// compared, and which acts as a task receiver for the server's task-augmented sampling and
+// elicitation (the SDK v1 client has no task store of its own unless given one; this one keeps
+// its tasks in a Map under ids client-task-1, client-task-2, ...).
+
+class Conn {
+  constructor(label, command, args, timeout, pipeStderr) {
+    this.label = label;
+    this.timeout = timeout;
+    this.sent = []; // outbound JSON-RPC messages, as handed to the transport
+    this.inbound = []; // inbound JSON-RPC messages, as parsed off the wire, in order
+    this.responses = new Map(); // id -> inbound response
+    this.waiters = [];
+    this.errors = [];
+    this.stderrText = "";
+    this.clientTasks = new Map(); // our tasks, by our id
+    this.clientTaskSeq = 0;
+    this.client = new Client({ name: "mcp-simple-aggregator-tasks-interop", version: "1.0.0" }, { capabilities: CLIENT_CAPABILITIES });
+    this.client.onerror = (e) => { if (!this.closing) this.errors.push(String(e?.message ?? e)); };
+    this.transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: pipeStderr ? "pipe" : "inherit" });
+    if (pipeStderr) {
+      this.transport.stderr.on("data", (chunk) => {
+        process.stderr.write(chunk);
+        this.stderrText += chunk.toString();
+        this.wake();
+      });
+    }
+    const send = this.transport.send.bind(this.transport);
+    this.transport.send = (msg, opts) => { this.sent.push(structuredClone(msg)); return send(msg, opts); };
+    let inner;
+    const self = this;
+    Object.defineProperty(this.transport, "onmessage", {
+      configurable: true,
+      get() { return inner; },
+      set(fn) {
+        inner = fn && ((msg, extra) => {
+          const copy = structuredClone(msg);
+          self.inbound.push(copy);
+          if (copy && copy.id !== undefined && !copy.method) self.responses.set(copy.id, copy);
+          self.wake();
+          return fn(msg, extra);
+        });
+      },
+    });
+    this.installTaskReceiver();
+  }
+
+  // Waiting on what arrives: no polling, each inbound message or stderr chunk re-checks.
+  wake() {
+    for (const w of [...this.waiters]) {
+      const v = w.test();
+      if (v !== undefined) { this.waiters.splice(this.waiters.indexOf(w), 1); w.resolve(v); }
+    }
+  }
+  waitUntil(test, ms, what) {
+    const v = test();
+    if (v !== undefined) return Promise.resolve(v);
+    return new Promise((resolve, reject) => {
+      const w = { test, resolve };
+      this.waiters.push(w);
+      setTimeout(() => {
+        const i = this.waiters.indexOf(w);
+        if (i >= 0) { this.waiters.splice(i, 1); reject(new CheckError(`${this.label}: no ${what} within ${ms} ms`)); }
+      }, ms);
+    });
+  }
+  notifications(method, from = 0) { return this.inbound.slice(from).filter((m) => m.method === method && m.id === undefined); }
+  requestsIn(method, from = 0) { return this.inbound.slice(from).filter((m) => m.method === method && m.id !== undefined); }
+  // Our answer on the wire to the server's request id.
+  answerTo(id) { return this.sent.find((m) => m.id === id && !m.method); }
+
+  installTaskReceiver() {
+    const c = this.client;
+    const newTask = (params, produce) => {
+      const now = new Date().toISOString();
+      const t = {
+        task: { taskId: `client-task-${++this.clientTaskSeq}`, status: "working", ttl: params.task.ttl ?? TASK_TTL, createdAt: now, lastUpdatedAt: now, pollInterval: 500 },
+        result: undefined,
+      };
+      this.clientTasks.set(t.task.taskId, t);
+      // The work is done right after the CreateTaskResult is sent.
+      setImmediate(() => {
+        if (t.task.status !== "working") return;
+        t.result = produce();
+        t.task = { ...t.task, status: "completed", lastUpdatedAt: new Date().toISOString() };
+        this.wake();
+      });
+      return { task: { ...t.task } };
+    };
+    const lookup = (id) => {
+      const t = this.clientTasks.get(id);
+      if (!t) throw new McpError(-32602, `Failed to retrieve task: Task not found: ${id}`);
+      return t;
+    };
+    c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      const p = req.params;
+      const first = p.messages?.[0]?.content;
+      const reply = {
+        role: "assistant",
+        content: { type: "text", text: `interop async sample reply [${first?.type === "text" ? first.text : ""}]` },
+        model: "interop-model",
+        stopReason: "endTurn",
+      };
+      return p.task ? newTask(p, () => reply) : reply;
+    });
+    c.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const p = req.params;
+      if (p.task) return newTask(p, () => ({ action: "accept", content: { ...ELICIT_ANSWER } }));
+      // simulate-research-query's clarification: pick the programming language.
+      return { action: "accept", content: { interpretation: CLARIFICATION } };
+    });
+    c.setRequestHandler(GetTaskRequestSchema, async (req) => ({ ...lookup(req.params.taskId).task }));
+    c.setRequestHandler(GetTaskPayloadRequestSchema, async (req) => {
+      const id = req.params.taskId;
+      const t = lookup(id);
+      // tasks/result waits for the task to end (bounded).
+      await this.waitUntil(() => (TERMINAL.has(t.task.status) ? true : undefined), this.timeout, `end of ${id}`);
+      if (t.task.status !== "completed") throw new McpError(-32603, `Task ${id} ${t.task.status}`);
+      return { ...t.result, _meta: { [RELATED]: { taskId: id } } };
+    });
+    c.setRequestHandler(ListTasksRequestSchema, async () => ({ tasks: [...this.clientTasks.values()].map((t) => ({ ...t.task })) }));
+    c.setRequestHandler(CancelTaskRequestSchema, async (req) => {
+      const t = lookup(req.params.taskId);
+      if (TERMINAL.has(t.task.status)) throw new McpError(-32602, `Cannot cancel task in terminal status: ${t.task.status}`);
+      t.task = { ...t.task, status: "cancelled", lastUpdatedAt: new Date().toISOString() };
+      return { ...t.task };
+    });
+  }
+
+  async connect() {
+    const t0 = performance.now();
+    await withTimeout(this.client.connect(this.transport, { timeout: this.timeout }), this.timeout, `${this.label}: initialize`);
+    this.connectMs = performance.now() - t0;
+    const init = this.sent.find((m) => m.method === "initialize");
+    this.initializeRequest = init;
+    this.initializeResult = this.responses.get(init?.id)?.result;
+  }
+
+  // Runs fn (one SDK request), then returns the raw response (result or error) off the wire of
+  // the one request of that method it sent, and the request.
+  async rawExchange(method, fn) {
+    const from = this.sent.length;
+    let thrown;
+    try {
+      await withTimeout(fn({ timeout: this.timeout }), this.timeout, `${this.label}: ${method}`);
+    } catch (e) {
+      if (e instanceof CheckError) throw e;
+      thrown = e;
+    }
+    const reqs = this.sent.slice(from).filter((m) => m.method === method);
+    assert(reqs.length === 1, `${this.label}: expected one ${method} request on the wire, saw ${reqs.length}${thrown ? ` (${thrown.message})` : ""}`);
+    const resp = this.responses.get(reqs[0].id);
+    assert(resp, `${this.label}: no response to ${method} id ${short(reqs[0].id)}${thrown ? ` (${thrown.message})` : ""}`);
+    return { request: reqs[0], response: resp };
+  }
+  // The raw result of one request; a JSON-RPC error fails the step, quoting both lines.
+  async raw(method, fn) {
+    const { request, response } = await this.rawExchange(method, fn);
+    assert("result" in response, `${this.label}: ${method} failed: sent ${short(request, 400)} got ${short(response, 400)}`);
+    return response.result;
+  }
+  // The raw error of one request that must fail.
+  async rawError(method, fn) {
+    const { request, response } = await this.rawExchange(method, fn);
+    assert("error" in response, `${this.label}: ${method} succeeded where an error was due: sent ${short(request, 400)} got ${short(response, 600)}`);
+    return response.error;
+  }
+
+  // Every page of a list method, raw (bounded).
+  async list(method, member, sdkCall) {
+    const items = [];
+    let cursor;
+    for (let page = 0; page < 20; page++) {
+      const r = await this.raw(method, (o) => sdkCall(cursor, o));
+      assert(Array.isArray(r[member]), `${this.label}: ${method} result has no ${member} array: ${short(r)}`);
+      items.push(...r[member]);
+      if (!r.nextCursor) return items;
+      cursor = r.nextCursor;
+    }
+    throw new CheckError(`${this.label}: ${method} did not end after 20 pages`);
+  }
+  listTools() { return this.list("tools/list", "tools", (cursor, o) => this.client.listTools(cursor === undefined ? {} : { cursor }, o)); }
+  listTasks() { return this.list("tasks/list", "tasks", (cursor, o) => this.client.experimental.tasks.listTasks(cursor, o)); }
+
+  async close() {
+    this.closing = true;
+    const t0 = performance.now();
+    try { await this.client.close(); } catch { /* ignore */ }
+    this.closeMs = performance.now() - t0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+async function main() {
+  const opts = parseOptions(process.argv.slice(2));
+  const T = opts.timeout;
+  const P = (name) => opts.key + opts.sep + name;
+  const O = (name) => opts.otherKey + opts.sep + name;
+  const report = { ok: false, sep: opts.sep, key: opts.key, otherKey: opts.otherKey || null, checks: [], failures: [], timings: {}, seen: {}, notes: [] };
+  const tStart = performance.now();
+
+  const watchdog = setTimeout(() => {
+    report.failures.push(`watchdog: run exceeded ${10 * T} ms`);
+    console.error(`tasks.mjs: not ok watchdog: run exceeded ${10 * T} ms`);
+    console.log(JSON.stringify(report, null, 2));
+    process.exit(1);
+  }, 10 * T);
+
+  const direct = new Conn("direct", process.execPath, [EVERYTHING_ENTRY, "stdio"], T, false);
+  const agg = new Conn("aggregator", opts.command, opts.args, T, true);
+  const both = [direct, agg];
+  // Per connection: the name it calls a server-everything tool by, and what the steps saw.
+  const name = (c, tool) => (c === agg ? P(tool) : tool);
+  const st = new Map(both.map((c) => [c, { given: new Set(), statusFrom: 0 }]));
+  const seen = (key, c, value) => { report.seen[(c === agg ? "aggregator" : "direct") + key] = value; };
+
+  const check = async (checkName, fn, limit = T) => {
+    const t0 = performance.now();
+    const entry = { name: checkName, ok: false, ms: 0 };
+    try {
+      await withTimeout(Promise.resolve().then(fn), limit, checkName);
+      entry.ok = true;
+    } catch (e) {
+      // A failed check or a JSON-RPC error: its message; anything else (a bug here): its stack.
+      const what = e instanceof CheckError ? e.message
+        : typeof e?.code === "number" ? `JSON-RPC error ${e.code}: ${e.message}` : (e?.stack ?? e);
+      entry.error = String(what).replace(/\s+/g, " ");
+      report.failures.push(`${checkName}: ${entry.error}`);
+      console.error(`tasks.mjs: not ok ${checkName}: ${entry.error}`);
+    }
+    entry.ms = Math.round(performance.now() - t0);
+    report.checks.push(entry);
+    return entry.ok;
+  };
+  // Runs step on both connections side by side; returns [direct's, aggregator's] values.
+  const each = (step) => Promise.all(both.map((c) => step(c)));
+
+  // A task-augmented tools/call of simulate-research-query: the raw CreateTaskResult.
+  const createTask = async (c, args) => {
+    const r = await c.raw("tools/call", (o) => c.client.request(
+      { method: "tools/call", params: { name: name(c, RESEARCH), arguments: args } },
+      CreateTaskResultSchema, { ...o, task: { ttl: TASK_TTL } }));
+    const task = r.task;
+    assert(task && typeof task.taskId === "string" && task.taskId, `${c.label}: tools/call with params.task answered no CreateTaskResult: ${short(r, 400)}`);
+    const sent = c.sent.filter((m) => m.method === "tools/call").at(-1);
+    assert(sent?.params?.task?.ttl === TASK_TTL, `${c.label}: the SDK did not send params.task: ${short(sent)}`);
+    if (c === agg) {
+      assert(task.taskId.startsWith(AGG_TASK_PREFIX), `aggregator: CreateTaskResult taskId ${short(task.taskId)} does not start with ${AGG_TASK_PREFIX}`);
+    }
+    st.get(c).given.add(task.taskId);
+    return task;
+  };
+
+  try {
+    const connected = await check("connect", async () => {
+      await each((c) => c.connect());
+      report.timings.connectDirectMs = Math.round(direct.connectMs);
+      report.timings.connectAggregatorMs = Math.round(agg.connectMs);
+    });
+    if (!connected) return 1;
+
+    await check("initialize", async () => {
+      for (const c of both) {
+        const sentCaps = c.initializeRequest?.params?.capabilities;
+        assert(diff(sentCaps, CLIENT_CAPABILITIES) === undefined,
+          `${c.label}: the SDK client did not send the capabilities as declared: ${short(sentCaps, 400)}`);
+      }
+      const d = direct.initializeResult, a = agg.initializeResult;
+      report.seen.directInitialize = d && without(d, "instructions");
+      report.seen.aggregatorInitialize = a && without(a, "instructions");
+      assert(d && a, `no raw initialize result (direct ${short(d)}, aggregator ${short(a)})`);
+      assert(a.serverInfo?.name === opts.serverName, `aggregator serverInfo.name ${short(a.serverInfo?.name)}, want ${short(opts.serverName)}`);
+      const want = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+      const dt = diff(d.capabilities?.tasks, want);
+      assert(dt === undefined, `server-everything's tasks capability is not the expected one: ${dt}`);
+      const at = diff(a.capabilities?.tasks, d.capabilities.tasks);
+      assert(at === undefined, `aggregator capabilities.tasks ${short(a.capabilities?.tasks)} differs from server-everything's (aggregator left, direct right): ${at}`);
+    });
+
+    await check("tools-list", async () => {
+      // The conditional tools come after initialization with tools/list_changed: list, and
+      // while the list is short of them, wait for the next list_changed and list again.
+      const settled = async (c) => {
+        const want = EXPECTED_TOOLS.map((t) => name(c, t)).sort();
+        let tools, got, mark;
+        for (let attempt = 0; attempt < 5; attempt++) {
+          mark = c.inbound.length;
+          tools = await c.listTools();
+          got = tools.map((t) => t.name).filter((n) => c === direct || n.startsWith(opts.key + opts.sep)).sort();
+          if (diff(got, want) === undefined) return tools;
+          if (got.length >= want.length) break;
+          await c.waitUntil(() => (c.notifications("notifications/tools/list_changed", mark).length ? true : undefined),
+            T / 2, "notifications/tools/list_changed").catch(() => {});
+        }
+        throw new CheckError(`${c.label}: server-everything's tools ${short(got, 1200)}, want ${short(want, 1200)}: ${diff(got, want)}`);
+      };
+      const [dTools, aTools] = await each(settled);
+      report.seen.toolCounts = {
+        direct: dTools.length,
+        aggregatorPrefixed: aTools.filter((t) => t.name.startsWith(opts.key + opts.sep)).length,
+        aggregatorAll: aTools.length,
+      };
+      const d = dTools.find((t) => t.name === RESEARCH);
+      const a = aTools.find((t) => t.name === P(RESEARCH));
+      report.seen.directTool = d;
+      report.seen.aggregatorTool = a;
+      assert(d?.execution?.taskSupport === "required", `direct ${RESEARCH}: execution ${short(d?.execution)}`);
+      const dd = diff(without(a, "name"), without(d, "name"));
+      assert(dd === undefined, `${P(RESEARCH)} differs from direct ${RESEARCH} (aggregator left, direct right): ${dd}`);
+      assert(!aTools.some((t) => t.name === RESEARCH), `aggregator lists the unprefixed ${RESEARCH}`);
+    });
+
+    if (opts.otherKey) {
+      await check("child-capabilities", async () => {
+        const r = await agg.raw("tools/call", (o) => agg.client.callTool({ name: O("initparams"), arguments: {} }, undefined, o));
+        assert(!r.isError, `${O("initparams")}: isError: ${short(r)}`);
+        let params;
+        try { params = JSON.parse(textOf(r)); } catch { throw new CheckError(`${O("initparams")} text is not JSON: ${short(textOf(r))}`); }
+        report.seen.childInitializeParams = params;
+        const dc = diff(params?.capabilities, agg.initializeRequest.params.capabilities);
+        assert(dc === undefined, `the test server received capabilities ${short(params?.capabilities, 400)}, the client sent ${short(agg.initializeRequest.params.capabilities, 400)}: ${dc}`);
+      });
+    }
+
+    // A second task, cancelled at once.
+    await check("task-cancel", async () => {
+      const [dv, av] = await each(async (c) => {
+        const task = await createTask(c, { topic: "interop cancel" });
+        const cancelled = await c.raw("tasks/cancel", (o) => c.client.experimental.tasks.cancelTask(task.taskId, o));
+        assert(cancelled.taskId === task.taskId && cancelled.status === "cancelled",
+          `${c.label}: tasks/cancel of ${task.taskId} answered ${short(cancelled, 400)}`);
+        const got = await c.raw("tasks/get", (o) => c.client.experimental.tasks.getTask(task.taskId, o));
+        assert(got.taskId === task.taskId && got.status === "cancelled", `${c.label}: tasks/get of the cancelled ${task.taskId} answered ${short(got, 400)}`);
+        st.get(c).cancelled = task.taskId;
+        return { created: task, cancel: cancelled, get: got };
+      });
+      report.seen.directCancel = dv;
+      report.seen.aggregatorCancel = av;
+      const dd = diff(shape(without(av.cancel, "statusMessage")), shape(without(dv.cancel, "statusMessage")));
+      assert(dd === undefined, `tasks/cancel result shape differs (aggregator left, direct right): ${dd}`);
+    });
+
+    // The round: create, list, poll, result (with the clarifying elicitation on the way).
+    await check("task-create", async () => {
+      const [dv, av] = await each(async (c) => {
+        st.get(c).statusFrom = c.inbound.length;
+        const task = await createTask(c, RESEARCH_ARGS);
+        assert(task.status === "working", `${c.label}: new task status ${short(task.status)}`);
+        st.get(c).round = task.taskId;
+        st.get(c).pollInterval = task.pollInterval;
+        return task;
+      });
+      report.seen.directCreated = dv;
+      report.seen.aggregatorCreated = av;
+      const dd = diff(shape(av), shape(dv));
+      assert(dd === undefined, `CreateTaskResult.task shape differs (aggregator left, direct right): ${dd}`);
+    });
+
+    await check("tasks-list", async () => {
+      const [dl, al] = await each(async (c) => {
+        const id = st.get(c).round;
+        assert(id, `${c.label}: no task`);
+        const tasks = await c.listTasks();
+        const mine = tasks.find((t) => t.taskId === id);
+        assert(mine, `${c.label}: tasks/list has no ${id}: ${short(tasks.map((t) => `${t.taskId} ${t.status}`), 600)}`);
+        assert(!TERMINAL.has(mine.status), `${c.label}: tasks/list shows ${id} as ${mine.status} before its result`);
+        if (c === agg) {
+          const foreign = tasks.filter((t) => !st.get(c).given.has(t.taskId));
+          assert(!foreign.length, `aggregator: tasks/list holds ids the client was never given: ${short(foreign, 600)} (given: ${short([...st.get(c).given])})`);
+        }
+        return tasks;
+      });
+      report.seen.directTasksList = dl;
+      report.seen.aggregatorTasksList = al;
+    });
+
+    await check("task-poll", async () => {
+      const [dv, av] = await each(async (c) => {
+        const id = st.get(c).round;
+        assert(id, `${c.label}: no task`);
+        const statuses = [];
+        for (let poll = 0; poll < 20; poll++) {
+          const got = await c.raw("tasks/get", (o) => c.client.experimental.tasks.getTask(id, o));
+          assert(got.taskId === id, `${c.label}: tasks/get of ${id} answered taskId ${short(got.taskId)}: ${short(got, 400)}`);
+          assert(relatedOf(got) === undefined || relatedOf(got) === id, `${c.label}: tasks/get related-task ${short(relatedOf(got))}`);
+          if (statuses.at(-1) !== got.status) statuses.push(got.status);
+          if (got.status === "input_required" || TERMINAL.has(got.status)) return { statuses, last: got };
+          await sleep(Math.min(Math.max(got.pollInterval ?? 1000, 50), 2000));
+        }
+        throw new CheckError(`${c.label}: ${id} still ${short(statuses)} after 20 polls`);
+      });
+      report.seen.directPoll = dv.statuses;
+      report.seen.aggregatorPoll = av.statuses;
+      assert(diff(av.statuses, dv.statuses) === undefined, `polled statuses differ: aggregator ${short(av.statuses)}, direct ${short(dv.statuses)}`);
+      assert(dv.last.status === "input_required", `direct: the ambiguous query ended polling as ${dv.last.status}, not input_required`);
+      const dd = diff(shape(without(av.last, "statusMessage")), shape(without(dv.last, "statusMessage")));
+      assert(dd === undefined, `tasks/get result shape differs (aggregator left, direct right): ${dd}`);
+    }, 2 * T);
+
+    await check("task-result", async () => {
+      const [dv, av] = await each(async (c) => {
+        const id = st.get(c).round;
+        assert(id, `${c.label}: no task`);
+        const from = c.inbound.length;
+        const r = await c.raw("tasks/result", (o) => c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, o));
+        const elicits = c.requestsIn("elicitation/create", from);
+        assert(elicits.length === 1, `${c.label}: ${elicits.length} elicitation/create requests while tasks/result of ${id} ran`);
+        const e = elicits[0];
+        assert(relatedOf(e.params) === id, `${c.label}: the clarifying elicitation/create names related task ${short(relatedOf(e.params))}, the client knows the task as ${id}: ${short(e, 500)}`);
+        const answer = c.answerTo(e.id);
+        assert(answer?.result?.action === "accept", `${c.label}: our answer to the elicitation ${short(answer)}`);
+        assert(relatedOf(r) === undefined || relatedOf(r) === id, `${c.label}: tasks/result _meta related-task ${short(relatedOf(r))}, the client knows the task as ${id}`);
+        assert(!r.isError, `${c.label}: tasks/result isError: ${short(r, 400)}`);
+        assert(textOf(r).startsWith(`# Research Report: python (${CLARIFICATION})`), `${c.label}: result text ${short(textOf(r), 300)}`);
+        st.get(c).resultRelated = relatedOf(r);
+        return { result: r, elicitation: e.params, related: relatedOf(r) };
+      });
+      report.seen.directResult = { related: dv.related, meta: dv.result._meta, contentTypes: dv.result.content.map((x) => x.type), isError: dv.result.isError ?? null, elicitationRelated: relatedOf(dv.elicitation) };
+      report.seen.aggregatorResult = { related: av.related, meta: av.result._meta, contentTypes: av.result.content.map((x) => x.type), isError: av.result.isError ?? null, elicitationRelated: relatedOf(av.elicitation) };
+      const dd = diff(without(av.result, "_meta"), without(dv.result, "_meta"));
+      assert(dd === undefined, `tasks/result differs from direct but for _meta (aggregator left, direct right): ${dd}`);
+      assert((dv.related === undefined) === (av.related === undefined), `related-task _meta: direct ${short(dv.related)}, aggregator ${short(av.related)}`);
+      const de = diff(without(av.elicitation, "_meta"), without(dv.elicitation, "_meta"));
+      assert(de === undefined, `the clarifying elicitation differs from direct but for _meta (aggregator left, direct right): ${de}`);
+    }, 2 * T);
+
+    await check("task-status-notifications", async () => {
+      const [dv, av] = await each(async (c) => {
+        const ns = c.notifications("notifications/tasks/status");
+        for (const n of ns) {
+          assert(st.get(c).given.has(n.params?.taskId), `${c.label}: notifications/tasks/status for ${short(n.params?.taskId)}, an id the client was never given: ${short(n, 400)}`);
+        }
+        const round = c.notifications("notifications/tasks/status", st.get(c).statusFrom).filter((n) => n.params.taskId === st.get(c).round);
+        const which = (id) => (id === st.get(c).round ? "round" : id === st.get(c).cancelled ? "cancelled" : "other");
+        const all = ns.map((n) => `${which(n.params.taskId)} ${n.params.status} ${n.params.statusMessage ?? ""}`.trim());
+        return { count: ns.length, roundStatuses: [...new Set(round.map((n) => n.params.status))].sort(), all };
+      });
+      report.seen.directStatusNotifications = dv;
+      report.seen.aggregatorStatusNotifications = av;
+      // Not a check (status notifications are optional): which of the direct ones did not come
+      // through the aggregator.
+      const missing = [...dv.all];
+      for (const s of av.all) { const i = missing.indexOf(s); if (i >= 0) missing.splice(i, 1); }
+      if (missing.length) report.notes.push(`notifications/tasks/status seen directly but not through the aggregator: ${short(missing, 600)}`);
+      assert(diff(av.roundStatuses, dv.roundStatuses) === undefined, `statuses notified for the round's task: aggregator ${short(av.roundStatuses)}, direct ${short(dv.roundStatuses)}`);
+      if (dv.count > 0) assert(av.count > 0, "server-everything sent notifications/tasks/status directly, none came through the aggregator");
+    });
+
+    await check("tasks-list-after-result", async () => {
+      const [dl, al] = await each(async (c) => c.listTasks());
+      const listing = (ts) => ts.map((t) => ({ taskId: t.taskId, status: t.status, createdAt: t.createdAt }));
+      report.seen.directTasksListAfterResult = listing(dl);
+      report.seen.aggregatorTasksListAfterResult = listing(al);
+      const dRound = dl.find((t) => t.taskId === st.get(direct).round);
+      assert(dRound?.status === "completed", `direct: tasks/list after the result shows the task as ${short(dRound)}`);
+      const given = st.get(agg).given;
+      const foreign = al.filter((t) => !given.has(t.taskId));
+      assert(!foreign.length, `aggregator: tasks/list after the result holds tasks under ids the client was never given: ${short(listing(foreign), 600)}; the client was given ${short([...given])} (its round task ${st.get(agg).round} created at ${report.seen.aggregatorCreated?.createdAt})`);
+    });
+    // Not a check: what tasks/get of a task whose result was fetched gives.
+    await Promise.all(both.map(async (c) => {
+      const id = st.get(c).round;
+      if (!id) return;
+      const { response } = await c.rawExchange("tasks/get", (o) => c.client.experimental.tasks.getTask(id, o)).catch((e) => ({ response: { error: errInfo(e) } }));
+      seen("GetAfterResult", c, response.error ? { error: response.error } : { status: response.result?.status, taskId: response.result?.taskId });
+    }));
+    {
+      const d = report.seen.directGetAfterResult, a = report.seen.aggregatorGetAfterResult;
+      if (diff(shape(d), shape(a)) !== undefined) {
+        report.notes.push(`tasks/get of a task whose result was fetched: direct ${short(d)}, aggregator ${short(a)}`);
+      }
+    }
+
+    // Client-side tasks: the server asks the client to run sampling / elicitation as a task.
+    const clientTaskCheck = async (checkName, tool, args, kind, okText) => {
+      await check(checkName, async () => {
+        const [dv, av] = await each(async (c) => {
+          const from = c.inbound.length;
+          const r = await c.raw("tools/call", (o) => c.client.callTool({ name: name(c, tool), arguments: args }, undefined, o));
+          const method = kind === "sampling" ? "sampling/createMessage" : "elicitation/create";
+          const reqs = c.requestsIn(method, from);
+          assert(reqs.length === 1, `${c.label}: ${reqs.length} ${method} requests during ${tool}`);
+          assert(reqs[0].params?.task && typeof reqs[0].params.task === "object", `${c.label}: ${method} came without params.task: ${short(reqs[0], 400)}`);
+          const created = c.answerTo(reqs[0].id)?.result?.task?.taskId;
+          assert(/^client-task-\d+$/.test(created ?? ""), `${c.label}: our CreateTaskResult ${short(c.answerTo(reqs[0].id))}`);
+          const polls = [...c.requestsIn("tasks/get", from), ...c.requestsIn("tasks/result", from), ...c.requestsIn("tasks/cancel", from)]
+            .map((m) => ({ method: m.method, taskId: m.params?.taskId, answer: c.answerTo(m.id)?.error ? "error" : "result" }));
+          assert(polls.some((p) => p.method === "tasks/get"), `${c.label}: the server never polled tasks/get`);
+          assert(polls.some((p) => p.method === "tasks/result"), `${c.label}: the server never fetched tasks/result`);
+          for (const p of polls) {
+            assert(p.taskId === created && p.answer === "result", `${c.label}: the server's ${p.method} named ${short(p.taskId)} (answered with ${p.answer}); the client's task is ${created}`);
+          }
+          const text = textOf(r);
+          assert(!r.isError && text.startsWith(okText), `${c.label}: ${tool} answered ${short(text, 400)}`);
+          const serverId = /Task created: (\S+)/.exec(text)?.[1];
+          // The raw tasks/result as the server received it, which it prints as JSON.
+          const rawResult = /"io\.modelcontextprotocol\/related-task": \{\s*"taskId": "([^"]+)"/.exec(text)?.[1];
+          return { clientTaskId: created, polls, serverTaskId: serverId, serverSawRelated: rawResult, text: text.slice(0, 600) };
+        });
+        seen(kind === "sampling" ? "Sampling" : "Elicitation", direct, dv);
+        seen(kind === "sampling" ? "Sampling" : "Elicitation", agg, av);
+        assert(dv.serverTaskId === dv.clientTaskId, `direct: the server says it created ${short(dv.serverTaskId)}, the client created ${dv.clientTaskId}`);
+        assert(dv.serverSawRelated === dv.clientTaskId, `direct: the server saw tasks/result related-task ${short(dv.serverSawRelated)}`);
+        assert(typeof av.serverTaskId === "string" && av.serverTaskId.startsWith(AGG_TASK_PREFIX),
+          `aggregator: the server knows the client's task as ${short(av.serverTaskId)}, not an id of the aggregator's (the client's is ${av.clientTaskId})`);
+        assert(av.serverSawRelated === av.serverTaskId, `aggregator: the server's tasks/result related-task was ${short(av.serverSawRelated)}, it knows the task as ${av.serverTaskId}`);
+        const dd = diff(av.polls.map((p) => p.method), dv.polls.map((p) => p.method));
+        assert(dd === undefined, `the server's polls differ: aggregator ${short(av.polls)}, direct ${short(dv.polls)}`);
+        st.get(agg).childSideIds = [...(st.get(agg).childSideIds ?? []), av.serverTaskId];
+      });
+    };
+    await clientTaskCheck("client-task-sampling", "trigger-sampling-request-async", { prompt: SAMPLE_PROMPT, maxTokens: 20 }, "sampling",
+      "[COMPLETED] Async sampling completed!");
+    await check("client-task-sampling-content", async () => {
+      for (const c of both) {
+        const s = report.seen[(c === agg ? "aggregator" : "direct") + "Sampling"];
+        assert(s?.text?.includes(`interop async sample reply [Resource trigger-sampling-request-async context: ${SAMPLE_PROMPT}]`),
+          `${c.label}: the server's result does not carry our sampling reply: ${short(s?.text, 600)}`);
+      }
+    });
+    await clientTaskCheck("client-task-elicitation", "trigger-elicitation-request-async", {}, "elicitation",
+      "[COMPLETED] User provided the requested information!");
+
+    await check("unknown-task-ids", async () => {
+      // Directly: an id never given is an error.
+      const dErr = await direct.rawError("tasks/get", (o) => direct.client.experimental.tasks.getTask("nonsense", o));
+      const ids = { nonsense: "nonsense" };
+      if (st.get(direct).round) ids.directServersId = st.get(direct).round;
+      for (const [i, id] of (st.get(agg).childSideIds ?? []).entries()) ids[`childSideOfClientTask${i + 1}`] = id;
+      // The child's own id of the cancelled task, as server-everything logged it.
+      const m = await agg.waitUntil(() => CANCELLED_LOG.exec(agg.stderrText) ?? undefined, T / 2, "log line naming the cancelled task's own id")
+        .catch((e) => { throw new CheckError(`${e.message}: cannot test the child's raw id`); });
+      ids.childRawId = m[1];
+      const got = {};
+      for (const [what, id] of Object.entries(ids)) {
+        assert(!st.get(agg).given.has(id), `${what} ${id} is an id the client was given`);
+        const e = await agg.rawError("tasks/get", (o) => agg.client.experimental.tasks.getTask(id, o));
+        got[what] = { taskId: id, tasksGet: e };
+      }
+      for (const method of ["tasks/result", "tasks/cancel"]) {
+        const fn = method === "tasks/result"
+          ? (o) => agg.client.experimental.tasks.getTaskResult("nonsense", CallToolResultSchema, o)
+          : (o) => agg.client.experimental.tasks.cancelTask("nonsense", o);
+        got.nonsense[method] = await agg.rawError(method, fn);
+      }
+      report.seen.directUnknownTask = dErr;
+      report.seen.aggregatorUnknownTasks = got;
+      for (const [what, g] of Object.entries(got)) {
+        for (const [k, e] of Object.entries(g)) {
+          if (k === "taskId") continue;
+          assert(e.code === dErr.code, `aggregator: ${k} of ${what} (${g.taskId}) answered code ${e.code} (${e.message}); direct answers an unknown id with ${dErr.code}`);
+        }
+      }
+    });
+
+    await check("no-client-errors", async () => {
+      for (const c of both) assert(!c.errors.length, `${c.label}: ${c.errors.length} client error(s), first: ${short(c.errors[0], 300)}`);
+    });
+  } finally {
+    await Promise.all([direct.close(), agg.close()]);
+    report.timings.closeDirectMs = Math.round(direct.closeMs ?? 0);
+    report.timings.closeAggregatorMs = Math.round(agg.closeMs ?? 0);
+    report.timings.totalMs = Math.round(performance.now() - tStart);
+    clearTimeout(watchdog);
+    report.ok = report.failures.length === 0 && report.checks.length > 0;
+    console.log(JSON.stringify(report, null, 2));
+  }
+  return report.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`tasks.mjs: internal error: ${e?.stack ?? e}`);
+    console.log(JSON.stringify({ ok: false, failures: [`internal: ${String(e?.message ?? e)}`], checks: [] }));
+    process.exit(1);
+  },
+);
