@@ -47,11 +47,12 @@ type child struct {
 	gone   chan struct{} // closed when the watcher has seen the child end
 	unread chan struct{} // closed when the reader of conn has returned, answers delivered
 
-	incoming   idTable[*childRequest]   // its requests relayed to the client, by its id
-	progress   idTable[*call]           // the calls in flight to it that carry a progress token, by tokenKey
-	tasks      idTable[*task]           // its tasks known to the client, by its task id
-	refreshing sync.Mutex               // one list refresh at a time, so an older one never wins
-	refreshes  map[string]*refreshState // by list_changed method
+	incoming     idTable[*childRequest]   // its requests relayed to the client, by its id
+	progress     idTable[*call]           // the calls in flight to it that carry a progress token, by tokenKey
+	tasks        idTable[*task]           // its tasks known to the client, by its task id
+	heldStatuses heldStatuses             // its statuses of tasks not known yet
+	refreshing   sync.Mutex               // one list refresh at a time, so an older one never wins
+	refreshes    map[string]*refreshState // by list_changed method
 
 	mu           sync.Mutex // protects the fields below
 	state        childState

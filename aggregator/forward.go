@@ -66,6 +66,9 @@ func (c *call) Answered(resp *jsonrpc.Message, err error) {
 	if modify := c.spec.modifyResponse; modify != nil {
 		if line := modify(c, resp); line != nil {
 			c.answer(line)
+			if c.task != nil { // statuses the child sent before this answer
+				c.child.releaseStatuses(c.task)
+			}
 			return
 		}
 	}

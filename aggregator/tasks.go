@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,12 +112,21 @@ func (a *Aggregator) sweepTasks(now time.Time) {
 
 // markTerminal records a status the child reported for the task.
 func (t *task) markTerminal(status []byte) {
-	switch s, _ := jsonrpc.String(status); s {
-	case "completed", "failed", "cancelled":
+	if isTerminal(status) {
 		t.mu.Lock()
 		t.terminal = true
 		t.mu.Unlock()
 	}
+}
+
+// isTerminal reports whether a raw status is completed, failed or
+// cancelled.
+func isTerminal(status []byte) bool {
+	switch s, _ := jsonrpc.String(status); s {
+	case "completed", "failed", "cancelled":
+		return true
+	}
+	return false
 }
 
 func (t *task) isTerminal() bool {
@@ -142,6 +152,7 @@ func taskCreated(c *call, resp *jsonrpc.Message) []byte {
 		return nil
 	}
 	t.markTerminal(statusOf(obj))
+	c.task = t // Answered releases its held statuses after this answer
 	return jsonrpc.AppendResult(nil, c.id, setMember(resp.Result, "task", setTaskID(obj, t.id)))
 }
 
@@ -176,7 +187,8 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	}
 	t, ok := a.tasks.byID.get(id)
 	if !ok {
-		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: unknown task "+strconv.Quote(id))
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: unknown task "+strconv.Quote(id)+
+			" (a task is forgotten once its result has been fetched or its ttl has run out)")
 	}
 	params, err := jsonrpc.ReplaceMember(c.params, "taskId", t.childID)
 	if err != nil {
@@ -248,18 +260,84 @@ func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool)) []byte {
 }
 
 // taskStatus is a child's notifications/tasks/status: up to the client
-// under the aggregator's id; a status of a task the aggregator does not
-// know (or no longer) is dropped.
+// under the aggregator's id. A status of a task the aggregator does not
+// know yet is held until the answer that creates the task has gone to the
+// client (a child may send it first); past the bound of what is held, and
+// for a task that is never created, it is dropped.
 func (c *child) taskStatus(params []byte) {
 	childID, _ := jsonrpc.Member(params, "taskId")
 	key, _ := jsonrpc.String(childID)
 	t, ok := c.tasks.get(key)
 	if !ok {
-		c.a.log.Debugf("server %q: status of unknown task %s dropped", c.key, childID)
+		if !c.heldStatuses.hold(key, params) {
+			c.a.log.Debugf("server %q: status of unknown task %s dropped", c.key, childID)
+		}
 		return
 	}
+	c.sendStatus(t, params)
+}
+
+func (c *child) sendStatus(t *task, params []byte) {
 	t.markTerminal(statusOf(params))
 	c.a.client.conn.Notify("notifications/tasks/status", setTaskID(params, t.id))
+}
+
+// releaseStatuses sends the statuses held for the task, once the answer
+// that created it has gone to the client.
+func (c *child) releaseStatuses(t *task) {
+	key, _ := jsonrpc.String(t.childID)
+	for _, params := range c.heldStatuses.take(key) {
+		c.sendStatus(t, params)
+	}
+}
+
+// heldStatuses are a child's statuses of tasks not known yet, by the
+// child's task id: at most heldStatusTasks tasks (the oldest make room),
+// heldStatusPerTask statuses each.
+type heldStatuses struct {
+	mu    sync.Mutex // protects the fields below
+	byID  map[string][][]byte
+	order []string // the ids in byID, oldest first
+}
+
+const (
+	heldStatusTasks   = 64
+	heldStatusPerTask = 16
+)
+
+// hold keeps the status, and reports false when it cannot.
+func (h *heldStatuses) hold(key string, params []byte) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byID == nil {
+		h.byID = make(map[string][][]byte)
+	}
+	held, ok := h.byID[key]
+	switch {
+	case len(held) >= heldStatusPerTask:
+		return false
+	case !ok && len(h.order) >= heldStatusTasks:
+		delete(h.byID, h.order[0])
+		h.order = h.order[1:]
+	}
+	if !ok {
+		h.order = append(h.order, key)
+	}
+	h.byID[key] = append(held, params)
+	return true
+}
+
+// take returns and forgets the statuses held for key.
+func (h *heldStatuses) take(key string) [][]byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	held, ok := h.byID[key]
+	if !ok {
+		return nil
+	}
+	delete(h.byID, key)
+	h.order = slices.DeleteFunc(h.order, func(k string) bool { return k == key })
+	return held
 }
 
 // failTasks tells the client that every task of a child that died and had
@@ -329,15 +407,22 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 }
 
 // childTaskPage maps one page of a child's tasks/list to the aggregator's
-// ids (a task listed that the aggregator has not seen yet is registered)
-// and returns its entries and the child's next cursor.
+// ids and returns its entries and the child's next cursor. A task the
+// aggregator does not know is registered while it runs; one that has
+// ended is left out: it is one whose result the client fetched (or whose
+// ttl ran out), which tasks/get no longer finds either.
 func (a *Aggregator) childTaskPage(ch *child, result []byte) ([][]byte, []byte) {
 	list, _ := jsonrpc.Member(result, "tasks")
 	items, _ := jsonrpc.Elements(list)
 	var page [][]byte
 	for _, it := range items {
 		childID, _ := jsonrpc.Member(it, "taskId")
-		if t, ok := a.registerTask(ch, childID, it); ok {
+		key, _ := jsonrpc.String(childID)
+		t, known := ch.tasks.get(key)
+		if !known && !isTerminal(statusOf(it)) {
+			t, known = a.registerTask(ch, childID, it)
+		}
+		if known {
 			t.markTerminal(statusOf(it))
 			page = append(page, setTaskID(it, t.id))
 		}

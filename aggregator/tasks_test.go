@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -15,12 +16,15 @@ import (
 
 // taskChild is a scripted child running tasks as a 2025-11-25 server does.
 // Its ids are task-1, task-2, ...: every taskChild uses the same ones. Its
-// tools: "work" (a task when asked), "status" (sends a status of task-1),
-// "ask" (a task that asks the client to elicit, tied to it), "die".
+// tools: "work" (a task when asked), "early" (a task whose first status
+// comes before the answer that creates it), "status" (sends a status of
+// task-1), "ask" (a task that asks the client to elicit, tied to it),
+// "die". Its tasks/list says completed of a task whose result was fetched.
 type taskChild struct {
-	key string
-	mu  sync.Mutex
-	n   int
+	key  string
+	mu   sync.Mutex
+	n    int
+	done map[string]bool // tasks whose result was fetched
 }
 
 func (tc *taskChild) taskObj(id, status string) string {
@@ -37,7 +41,7 @@ func (tc *taskChild) script(m *jsonrpc.Message, _ []byte, out io.Writer) {
 	case "initialize":
 		answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"t","version":"1"}}`)
 	case "tools/list":
-		answer(`{"tools":[{"name":"work","execution":{"taskSupport":"optional"}},{"name":"status"},{"name":"ask"},{"name":"die"}]}`)
+		answer(`{"tools":[{"name":"work","execution":{"taskSupport":"optional"}},{"name":"early"},{"name":"status"},{"name":"ask"},{"name":"die"}]}`)
 	case "tools/call":
 		tc.call(m, out, answer)
 	case "tasks/get":
@@ -45,6 +49,12 @@ func (tc *taskChild) script(m *jsonrpc.Message, _ []byte, out io.Writer) {
 	case "tasks/cancel":
 		answer(tc.taskObj(taskID, "cancelled"))
 	case "tasks/result":
+		tc.mu.Lock()
+		if tc.done == nil {
+			tc.done = map[string]bool{}
+		}
+		tc.done[taskID] = true
+		tc.mu.Unlock()
 		answer(fmt.Sprintf(`{"content":[{"type":"text","text":"%s's result of %s"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":%q}}}`, tc.key, taskID, taskID))
 	case "tasks/list":
 		tc.list(m.Params, answer)
@@ -69,6 +79,9 @@ func (tc *taskChild) call(m *jsonrpc.Message, out io.Writer, answer func(string)
 		tc.n++
 		id := fmt.Sprintf("task-%d", tc.n)
 		tc.mu.Unlock()
+		if name == "early" {
+			out.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + tc.taskObj(id, "working") + "}\n"))
+		}
 		answer(`{"task":` + tc.taskObj(id, "working") + `}`)
 		if name == "ask" {
 			out.Write([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"e-%s","method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":%q}}}}`+"\n", id, id)))
@@ -80,6 +93,7 @@ func (tc *taskChild) call(m *jsonrpc.Message, out io.Writer, answer func(string)
 func (tc *taskChild) list(params []byte, answer func(string)) {
 	tc.mu.Lock()
 	n := tc.n
+	done := maps.Clone(tc.done)
 	tc.mu.Unlock()
 	i := 1
 	if c, ok := jsonrpc.StringMember(params, "cursor"); ok {
@@ -94,7 +108,11 @@ func (tc *taskChild) list(params []byte, answer func(string)) {
 	if i < n {
 		next = fmt.Sprintf(`,"nextCursor":"after-%d"`, i)
 	}
-	answer(`{"tasks":[` + tc.taskObj(fmt.Sprintf("task-%d", i), "working") + `]` + next + `}`)
+	id, status := fmt.Sprintf("task-%d", i), "working"
+	if done[id] {
+		status = "completed"
+	}
+	answer(`{"tasks":[` + tc.taskObj(id, status) + `]` + next + `}`)
 }
 
 // serveTasks serves an aggregator over a taskChild per key.
@@ -151,7 +169,7 @@ func TestTasksOfTwoChildren(t *testing.T) {
 	}
 	// Its result fetched, a task is forgotten.
 	got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"method":"tasks/get","params":{"taskId":%q}}`, ta))
-	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"error":{"code":-32602,"message":"Invalid params: unknown task \"%s\""}}`, ta); got != want {
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"error":{"code":-32602,"message":"Invalid params: unknown task \"%s\" (a task is forgotten once its result has been fetched or its ttl has run out)"}}`, ta); got != want {
 		t.Errorf("tasks/get after its result:\n got %s\nwant %s", got, want)
 	}
 	if n := len(h.a.tasks.byID.all()); n != 0 {
@@ -277,5 +295,48 @@ func TestTaskTTLSweep(t *testing.T) {
 	}
 	if left := c.tasks.all(); len(left) != 1 {
 		t.Errorf("the child's table holds %d tasks", len(left))
+	}
+}
+
+// A status the child sends before the answer that creates its task
+// reaches the client right after that answer, under the client's id.
+func TestTaskStatusBeforeItsCreation(t *testing.T) {
+	h := serveTasks(t, "a")
+	id := startTask(t, h, 2, "a:early")
+	status := h.read()
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":%q,"status":"working"`, id); !strings.HasPrefix(status, want) {
+		t.Errorf("status:\n got %s\nwant %s...", status, want)
+	}
+}
+
+// A task whose result the client fetched is not listed again (under a
+// new id): tasks/get does not find it either.
+func TestTaskListLeavesOutFetchedTasks(t *testing.T) {
+	h := serveTasks(t, "a")
+	first, second := startTask(t, h, 2, "a:work"), startTask(t, h, 3, "a:work")
+	h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":%q}}`, first))
+	var listed []string
+	cursor := ""
+	for page := 0; page < 5; page++ {
+		params := "{}"
+		if cursor != "" {
+			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		var r struct {
+			Result struct {
+				Tasks      []struct{ TaskID string }
+				NextCursor string
+			}
+		}
+		json.Unmarshal([]byte(h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/list","params":%s}`, 10+page, params))), &r)
+		for _, tk := range r.Result.Tasks {
+			listed = append(listed, tk.TaskID)
+		}
+		if cursor = r.Result.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(listed) != 1 || listed[0] != second {
+		t.Errorf("listed %q, want only %q", listed, second)
 	}
 }
