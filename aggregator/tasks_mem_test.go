@@ -16,23 +16,27 @@ import (
 // memRounds is the number of tasks the memory benchmarks run.
 const memRounds = 100_000
 
-// serveTaskChild is serveTasks for benchmarks: one taskChild "a", whose
-// task-augmented calls get ttl (raw JSON) in place of the taskChild's
-// 60000 ms.
+// serveTaskChild is serveTasks for benchmarks: one child "a", a taskChild
+// for initialize and tools/list, whose task-augmented calls get ttl (raw
+// JSON) and whose tasks/result answers at once, keeping nothing: the
+// heap then measures the aggregator, not the child.
 func serveTaskChild(tb testing.TB, ttl string) *harness {
 	tb.Helper()
 	h := serveOptions(tb, Options{Start: func(s config.Server) (Process, error) {
 		tc := &taskChild{key: s.Key}
+		n := 0 // the script runs on the child's one reader goroutine
 		return startScripted(func(m *jsonrpc.Message, line []byte, out io.Writer) {
-			if _, task := jsonrpc.Member(m.Params, "task"); m.Method != "tools/call" || !task {
+			_, task := jsonrpc.Member(m.Params, "task")
+			switch {
+			case m.Method == "tools/call" && task:
+				n++
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"task":{"taskId":"task-`+strconv.Itoa(n)+`","status":"working","createdAt":"2026-11-23T10:00:00Z","lastUpdatedAt":"2026-11-23T10:00:00Z","ttl":`+ttl+`}}`)))
+			case m.Method == "tasks/result":
+				id, _ := jsonrpc.Member(m.Params, "taskId")
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":"done"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":`+string(id)+`}}}`)))
+			default:
 				tc.script(m, line, out)
-				return
 			}
-			tc.mu.Lock()
-			tc.n++
-			id := "task-" + strconv.Itoa(tc.n)
-			tc.mu.Unlock()
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"task":{"taskId":"`+id+`","status":"working","createdAt":"2026-11-23T10:00:00Z","lastUpdatedAt":"2026-11-23T10:00:00Z","ttl":`+ttl+`}}`)))
 		}), nil
 	}}, "a")
 	init := h.exchange(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
@@ -88,7 +92,7 @@ func tableLen(a *Aggregator) (int, int) {
 }
 
 // BenchmarkTaskTableAfter100kTasks measures what 100,000 tasks leave in
-// the aggregator (in process, over one scripted taskChild): the tasks
+// the aggregator (in process, over one scripted child): the tasks
 // left in its tables and the growth of the live heap (after two GCs)
 // from before the tasks to after them. An op is 100,000 tasks.
 //
