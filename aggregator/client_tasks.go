@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 
@@ -37,7 +38,7 @@ func (a *Aggregator) registerClientTask(c *child, clientID, taskObj []byte) *cli
 	if t, ok := a.clientTasks.byClientID.get(key); ok {
 		return t
 	}
-	t := &clientTask{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(a.tasks.seq.Add(1), 10), child: c, clientID: clientID}
+	t := &clientTask{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(a.tasks.seq.Add(1), 10), child: c, clientID: bytes.Clone(clientID)}
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
 	if ms, err := strconv.ParseFloat(string(ttl), 64); err == nil && ms >= 0 {
 		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))

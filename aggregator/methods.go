@@ -80,9 +80,9 @@ func init() { // a var initialiser would make an initialisation cycle
 
 		// Tasks: routed by the aggregator's task id to the child running
 		// the task, which gets its own id; listed child by child.
-		"tasks/get":    {route: (*Aggregator).routeTask, modifyResponse: taskState},
-		"tasks/cancel": {route: (*Aggregator).routeTask, modifyResponse: taskState},
-		"tasks/result": {route: (*Aggregator).routeTask, modifyResponse: taskResult},
+		"tasks/get":    {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
+		"tasks/cancel": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
+		"tasks/result": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskResult},
 		"tasks/list":   {serve: (*Aggregator).listTasks},
 	}
 }

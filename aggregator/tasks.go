@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -65,9 +66,12 @@ func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*ta
 	if t, ok := c.tasks.get(key); ok {
 		return t, true
 	}
-	t := &task{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(a.tasks.seq.Add(1), 10), child: c, childID: childID}
-	t.createdAt, _ = jsonrpc.Member(taskObj, "createdAt")
-	t.ttl, _ = jsonrpc.Member(taskObj, "ttl")
+	// Copies: slices would keep the child's whole line (a page of
+	// tasks/list, say) alive as long as the task.
+	t := &task{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(a.tasks.seq.Add(1), 10), child: c, childID: bytes.Clone(childID)}
+	createdAt, _ := jsonrpc.Member(taskObj, "createdAt")
+	ttl, _ := jsonrpc.Member(taskObj, "ttl")
+	t.createdAt, t.ttl = bytes.Clone(createdAt), bytes.Clone(ttl)
 	if ms, err := strconv.ParseFloat(string(t.ttl), 64); err == nil && ms >= 0 {
 		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
 	}
