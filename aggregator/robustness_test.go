@@ -432,6 +432,9 @@ func TestAChildThatDoesNotReadIsBounded(t *testing.T) {
 	h := serveOptions(t, Options{Separator: ":", Start: start, MaxQueue: limit}, "d")
 	h.exchange(initLine)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// Once the child is ready, calls are served in the order they are
+	// read (before, they wait for it on goroutines of their own).
+	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 
 	pad := strings.Repeat("p", 8<<10)
 	callLine := func(id int) string {
