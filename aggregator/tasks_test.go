@@ -207,30 +207,7 @@ func TestTaskCancelAndStatus(t *testing.T) {
 func TestTaskListPagesThroughEveryChild(t *testing.T) {
 	h := serveTasks(t, "a", "b")
 	ids := map[string]bool{startTask(t, h, 2, "a:work"): true, startTask(t, h, 3, "a:work"): true, startTask(t, h, 4, "b:work"): true}
-	var listed []string
-	cursor := ""
-	for page := 0; page < 10; page++ {
-		params := "{}"
-		if cursor != "" {
-			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
-		}
-		var r struct {
-			Result struct {
-				Tasks      []struct{ TaskID string }
-				NextCursor string
-			}
-		}
-		line := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/list","params":%s}`, 10+page, params))
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatal(err)
-		}
-		for _, tk := range r.Result.Tasks {
-			listed = append(listed, tk.TaskID)
-		}
-		if cursor = r.Result.NextCursor; cursor == "" {
-			break
-		}
-	}
+	listed := listAllTasks(t, h)
 	if len(listed) != 3 {
 		t.Fatalf("listed %q, want the 3 tasks", listed)
 	}
@@ -315,9 +292,18 @@ func TestTaskListLeavesOutFetchedTasks(t *testing.T) {
 	h := serveTasks(t, "a")
 	first, second := startTask(t, h, 2, "a:work"), startTask(t, h, 3, "a:work")
 	h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":%q}}`, first))
+	listed := listAllTasks(t, h)
+	if len(listed) != 1 || listed[0] != second {
+		t.Errorf("listed %q, want only %q", listed, second)
+	}
+}
+
+// listAllTasks pages through tasks/list and returns the ids listed.
+func listAllTasks(t *testing.T, h *harness) []string {
+	t.Helper()
 	var listed []string
 	cursor := ""
-	for page := 0; page < 5; page++ {
+	for page := 0; page < 10; page++ {
 		params := "{}"
 		if cursor != "" {
 			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
@@ -328,15 +314,17 @@ func TestTaskListLeavesOutFetchedTasks(t *testing.T) {
 				NextCursor string
 			}
 		}
-		json.Unmarshal([]byte(h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/list","params":%s}`, 10+page, params))), &r)
+		line := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/list","params":%s}`, 100+page, params))
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("tasks/list answered %s: %v", line, err)
+		}
 		for _, tk := range r.Result.Tasks {
 			listed = append(listed, tk.TaskID)
 		}
 		if cursor = r.Result.NextCursor; cursor == "" {
-			break
+			return listed
 		}
 	}
-	if len(listed) != 1 || listed[0] != second {
-		t.Errorf("listed %q, want only %q", listed, second)
-	}
+	t.Fatalf("tasks/list still had a next page after 10 pages: %q", listed)
+	return nil
 }
