@@ -1,15 +1,8 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // aggTaskPrefix starts every task id the aggregator hands out.
@@ -49,24 +42,10 @@ type tasksRPCError struct {
 
 // tasksReport is the part of interop/tasks.mjs's JSON report the test reads.
 type tasksReport struct {
-	OK     bool `json:"ok"`
-	Checks []struct {
-		Name  string `json:"name"`
-		OK    bool   `json:"ok"`
-		MS    int    `json:"ms"`
-		Error string `json:"error"`
-	} `json:"checks"`
-	Failures []string       `json:"failures"`
-	Notes    []string       `json:"notes"`
-	Timings  map[string]int `json:"timings"`
-	Seen     struct {
-		AggregatorInitialize struct {
-			Capabilities map[string]json.RawMessage `json:"capabilities"`
-			ServerInfo   struct {
-				Name string `json:"name"`
-			} `json:"serverInfo"`
-		} `json:"aggregatorInitialize"`
-		ToolCounts struct {
+	interopReport
+	Seen struct {
+		AggregatorInitialize interopInitialize `json:"aggregatorInitialize"`
+		ToolCounts           struct {
 			Direct             int `json:"direct"`
 			AggregatorPrefixed int `json:"aggregatorPrefixed"`
 		} `json:"toolCounts"`
@@ -76,18 +55,14 @@ type tasksReport struct {
 				TaskSupport string `json:"taskSupport"`
 			} `json:"execution"`
 		} `json:"aggregatorTool"`
-		ChildInitializeParams struct {
-			Capabilities struct {
-				Tasks json.RawMessage `json:"tasks"`
-			} `json:"capabilities"`
-		} `json:"childInitializeParams"`
-		DirectCreated       tasksTask   `json:"directCreated"`
-		AggregatorCreated   tasksTask   `json:"aggregatorCreated"`
-		AggregatorTasksList []tasksTask `json:"aggregatorTasksList"`
-		AggregatorPoll      []string    `json:"aggregatorPoll"`
-		DirectResult        tasksResult `json:"directResult"`
-		AggregatorResult    tasksResult `json:"aggregatorResult"`
-		AggregatorCancel    struct {
+		ChildInitializeParams interopChildParams `json:"childInitializeParams"`
+		DirectCreated         tasksTask          `json:"directCreated"`
+		AggregatorCreated     tasksTask          `json:"aggregatorCreated"`
+		AggregatorTasksList   []tasksTask        `json:"aggregatorTasksList"`
+		AggregatorPoll        []string           `json:"aggregatorPoll"`
+		DirectResult          tasksResult        `json:"directResult"`
+		AggregatorResult      tasksResult        `json:"aggregatorResult"`
+		AggregatorCancel      struct {
 			Created tasksTask `json:"created"`
 			Cancel  tasksTask `json:"cancel"`
 			Get     tasksTask `json:"get"`
@@ -119,57 +94,14 @@ type tasksReport struct {
 // trigger-elicitation-request-async), whose ids the client and the server
 // each see in their own form. Separators : and __.
 func TestInteropTasksServerEverything(t *testing.T) {
-	requireInterop(t)
-	for _, sep := range []string{":", "__"} {
-		t.Run("separator "+sep, func(t *testing.T) {
-			dir, err := filepath.Abs(interopDir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-			cfg := writeConfig(t,
-				server{key: "everything", command: "node", args: []string{entry, "stdio"}},
-				ts("other"),
-			)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "node", "tasks.mjs", "--sep", sep, "--key", "everything", "--other-key", "other",
-				"--", aggregatorBin, "--config", cfg, "--separator", sep)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), quickRaceExit)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			runErr := cmd.Run()
-			var compact bytes.Buffer
-			if json.Compact(&compact, stdout.Bytes()) != nil {
-				compact = stdout
-			}
-			t.Logf("tasks.mjs report: %s", compact.String())
-			var rep tasksReport
-			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-				t.Fatalf("tasks.mjs (%v) printed no JSON report: %v; stderr:\n%s", runErr, err, stderr.String())
-			}
-			for _, n := range rep.Notes {
-				t.Logf("note: %s", n)
-			}
-			if runErr != nil || !rep.OK || len(rep.Failures) > 0 {
-				t.Fatalf("tasks.mjs failed (%v), failures:\n  %s\nstderr:\n%s", runErr, strings.Join(rep.Failures, "\n  "), stderr.String())
-			}
-			passed := map[string]bool{}
-			for _, c := range rep.Checks {
-				passed[c.Name] = c.OK
-			}
-			for _, c := range []string{"connect", "initialize", "tools-list", "child-capabilities", "task-cancel",
-				"task-create", "tasks-list", "task-poll", "task-result", "task-status-notifications", "tasks-list-after-result",
-				"client-task-sampling", "client-task-sampling-content", "client-task-elicitation", "unknown-task-ids", "no-client-errors"} {
-				if !passed[c] {
-					t.Errorf("check %s did not pass", c)
-				}
-			}
-			checkTasksReport(t, sep, &rep)
-			t.Logf("timings (ms): %v", rep.Timings)
-		})
-	}
+	interopSubtests(t, func(t *testing.T, sep string) {
+		var rep tasksReport
+		runComparison(t, "tasks.mjs", sep, interopServer(t, "everything", "server-everything", "stdio"), &rep,
+			"connect", "initialize", "tools-list", "child-capabilities", "task-cancel",
+			"task-create", "tasks-list", "task-poll", "task-result", "task-status-notifications", "tasks-list-after-result",
+			"client-task-sampling", "client-task-sampling-content", "client-task-elicitation", "unknown-task-ids", "no-client-errors")
+		checkTasksReport(t, sep, &rep)
+	})
 }
 
 // checkTasksReport re-checks what the comparisons of tasks.mjs rest on, so
@@ -177,14 +109,12 @@ func TestInteropTasksServerEverything(t *testing.T) {
 func checkTasksReport(t *testing.T, sep string, rep *tasksReport) {
 	t.Helper()
 	s := &rep.Seen
-	if s.AggregatorInitialize.ServerInfo.Name != "mcp-simple-aggregator" {
-		t.Errorf("aggregator serverInfo.name %q", s.AggregatorInitialize.ServerInfo.Name)
-	}
-	if got, want := s.AggregatorInitialize.Capabilities["tasks"], `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`; !appsJSONEqual(got, []byte(want)) {
+	s.AggregatorInitialize.checkAggregator(t)
+	if got, want := s.AggregatorInitialize.Capabilities["tasks"], `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`; !jsonEqual(got, []byte(want)) {
 		t.Errorf("aggregator capabilities.tasks %s, want %s", got, want)
 	}
 	// The client's tasks capability reached the child that declares none.
-	if got, want := s.ChildInitializeParams.Capabilities.Tasks, `{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}`; !appsJSONEqual(got, []byte(want)) {
+	if got, want := s.ChildInitializeParams.Capabilities.Tasks, `{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}`; !jsonEqual(got, []byte(want)) {
 		t.Errorf("the test server received capabilities.tasks %s, the client declared %s", got, want)
 	}
 	// server-everything 2026.8.31 offers 17 tools to a client declaring

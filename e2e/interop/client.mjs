@@ -64,10 +64,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import {
+  EVERYTHING_ENTRY, HERE, CheckError, Waiters, assert, diff, parseArgs, short, sleep, tapTransport, textOf, usageOf, withTimeout,
+} from "./lib.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const EVERYTHING_ENTRY = path.join(HERE, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const EVERYTHING_DOCS = path.join(HERE, "node_modules/@modelcontextprotocol/server-everything/dist/docs");
 const FS_ENTRY = path.join(HERE, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 
@@ -127,35 +128,14 @@ function parseOptions(argv) {
       usage(`invalid JSON in ${what}: ${e.message}`);
     }
   };
-  const cli = {};
-  let rest = null;
-  let specArg;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const val = () => {
-      if (i + 1 >= argv.length) usage(`missing value for ${a}`);
-      return argv[++i];
-    };
-    switch (a) {
-      case "--": rest = argv.slice(i + 1); i = argv.length; break;
-      case "--servers": cli.servers = val(); break;
-      case "--prefix-everything": cli.prefixEverything = val(); break;
-      case "--prefix-fs": cli.prefixFs = val(); break;
-      case "--sep": cli.sep = val(); break;
-      case "--only": cli.only = val(); break;
-      case "--skip": cli.skip = val(); break;
-      case "--root": cli.root = val(); break;
-      case "--timeout": cli.timeout = val(); break;
-      case "--no-reference": cli.reference = false; break;
-      case "--lenient-startup-list-changed": cli.lenientStartupListChanged = true; break;
-      case "--verbose": cli.verbose = true; break;
-      case "--spec": specArg = val(); break;
-      case "--print-config": cli.printConfig = true; break;
-      case "--fs-dir": cli.fsDir = val(); break;
-      case "-h": case "--help": usage(); break;
-      default: usage(`unknown argument ${a}`);
-    }
-  }
+  const { values: cli, rest } = parseArgs(argv, {
+    "--servers": "servers", "--prefix-everything": "prefixEverything", "--prefix-fs": "prefixFs", "--sep": "sep",
+    "--only": "only", "--skip": "skip", "--root": "root", "--timeout": "timeout", "--no-reference": ["reference", false],
+    "--lenient-startup-list-changed": ["lenientStartupListChanged", true], "--verbose": ["verbose", true],
+    "--spec": "spec", "--print-config": ["printConfig", true], "--fs-dir": "fsDir",
+  }, usage);
+  const specArg = cli.spec;
+  delete cli.spec;
   const o = { ...fromJson(process.env.INTEROP_SPEC, "INTEROP_SPEC"), ...fromJson(specArg, "--spec"), ...cli };
   if (rest && rest.length) { o.command = rest[0]; o.args = rest.slice(1); }
   o.servers = parseList(o.servers) ?? ["everything", "fs"];
@@ -183,30 +163,10 @@ function parseOptions(argv) {
   return o;
 }
 
-function usage(msg) {
-  const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1);
-  const end = lines.findIndex((l) => !l.startsWith("//"));
-  const head = lines.slice(0, end).map((l) => l.replace(/^\/\/ ?/, "")).join("\n");
-  if (msg) { console.error(`client.mjs: ${msg}\n`); console.error(head); process.exit(2); }
-  console.log(head);
-  process.exit(0);
-}
+const usage = usageOf(import.meta.url);
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  return Promise.race([
-    promise,
-    new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`${what} timed out after ${ms} ms`)), ms); }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-class CheckError extends Error {}
-function assert(cond, msg) { if (!cond) throw new CheckError(msg); }
 
 function canon(v) {
   if (Array.isArray(v)) return v.map(canon);
@@ -216,31 +176,6 @@ function canon(v) {
     return o;
   }
   return v;
-}
-// Returns undefined if equal, else a description of the first difference.
-function diff(a, b, p = "$") {
-  if (a === b) return undefined;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
-    return `${p}: ${short(a)} != ${short(b)}`;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return `${p}: array vs object`;
-  if (Array.isArray(a)) {
-    if (a.length !== b.length) return `${p}: length ${a.length} != ${b.length}`;
-    for (let i = 0; i < a.length; i++) { const d = diff(a[i], b[i], `${p}[${i}]`); if (d) return d; }
-    return undefined;
-  }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => a[k] !== undefined || b[k] !== undefined));
-  for (const k of [...keys].sort()) { const d = diff(a[k], b[k], `${p}.${k}`); if (d) return d; }
-  return undefined;
-}
-function short(v, n = 160) {
-  let s;
-  try { s = JSON.stringify(v); } catch { s = String(v); }
-  if (s === undefined) s = String(v);
-  return s.length > n ? s.slice(0, n) + "…" : s;
-}
-function textOf(result) {
-  return (result?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 }
 function errInfo(e) {
   return { code: e?.code, message: e?.message, data: e?.data };
@@ -324,7 +259,7 @@ class Conn {
     this.label = label;
     this.opts = opts;
     this.events = []; // {seq, t, method, params}
-    this.waiters = [];
+    this.waiters = new Waiters();
     this.errors = []; // client.onerror
     this.sampling = []; // received sampling/createMessage params
     this.elicitations = []; // received elicitation/create params
@@ -339,20 +274,13 @@ class Conn {
 
   // Snoop raw inbound JSON-RPC messages (to see the initialize result).
   tap() {
-    let inner;
-    const self = this;
-    Object.defineProperty(this.transport, "onmessage", {
-      configurable: true,
-      get() { return inner; },
-      set(fn) {
-        inner = fn && ((msg, extra) => {
-          if (msg?.method === "notifications/progress") self.raw.push({ progress: msg.params?.progress, token: msg.params?.progressToken });
-          else if (msg && msg.id !== undefined && !msg.method) self.raw.push({ response: msg.id });
-          if (msg && "result" in msg && msg.result && typeof msg.result === "object" && "protocolVersion" in msg.result && self.initializeResult === undefined) {
-            self.initializeResult = msg.result;
-          }
-          return fn(msg, extra);
-        });
+    tapTransport(this.transport, {
+      onReceive: (msg) => {
+        if (msg?.method === "notifications/progress") this.raw.push({ progress: msg.params?.progress, token: msg.params?.progressToken });
+        else if (msg && msg.id !== undefined && !msg.method) this.raw.push({ response: msg.id });
+        if (msg && "result" in msg && msg.result && typeof msg.result === "object" && "protocolVersion" in msg.result && this.initializeResult === undefined) {
+          this.initializeResult = msg.result;
+        }
       },
     });
   }
@@ -361,25 +289,14 @@ class Conn {
     const ev = { seq: this.events.length, t: Date.now(), method, params };
     this.events.push(ev);
     if (this.opts.verbose && this.label === "main") console.log(`# <- ${method} ${short(params, 300)}`);
-    for (const w of [...this.waiters]) {
-      if (ev.seq >= w.from && w.pred(ev)) { this.waiters.splice(this.waiters.indexOf(w), 1); w.resolve(ev); }
-    }
+    this.waiters.wake();
   }
 
   mark() { return this.events.length; }
 
   // Wait for a recorded notification with seq >= from matching pred.
   waitFor(pred, from, ms, what) {
-    const hit = this.events.find((e) => e.seq >= from && pred(e));
-    if (hit) return Promise.resolve(hit);
-    return new Promise((resolve, reject) => {
-      const w = { pred, from, resolve };
-      this.waiters.push(w);
-      setTimeout(() => {
-        const i = this.waiters.indexOf(w);
-        if (i >= 0) { this.waiters.splice(i, 1); reject(new CheckError(`no ${what} within ${ms} ms`)); }
-      }, ms);
-    });
+    return this.waiters.until(() => this.events.find((e) => e.seq >= from && pred(e)), ms, `no ${what} within ${ms} ms`);
   }
 
   installHandlers() {

@@ -71,8 +71,6 @@
 // Example (from e2e/interop, with an aggregator config cfg.json holding "everything" and "other"):
 //   node tasks.mjs --sep : --other-key other -- /path/to/mcp-simple-aggregator --config cfg.json
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CallToolResultSchema,
   CancelTaskRequestSchema,
@@ -84,12 +82,10 @@ import {
   ListTasksRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const EVERYTHING_ENTRY = path.join(HERE, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+import {
+  EVERYTHING_ENTRY, CheckError, Run, WireConn, assert, childInitializeParams, diff, parseCompareOptions, runMain,
+  sameToolEntry, shape, short, sleep, textOf, usageOf, without,
+} from "./lib.mjs";
 
 const CLIENT_CAPABILITIES = {
   sampling: {},
@@ -118,179 +114,25 @@ const ELICIT_ANSWER = { name: "Interop Tester", favoriteColor: "Blue", agreeToTe
 // What server-everything logs when the background work of a cancelled research task next runs.
 const CANCELLED_LOG = /Research task ([0-9a-f]{16,}) failed/;
 
-// ---------------------------------------------------------------------------------------------
-// Options
+const usage = usageOf(import.meta.url);
 
-function usage(msg) {
-  const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1);
-  const end = lines.findIndex((l) => !l.startsWith("//"));
-  const head = lines.slice(0, end).map((l) => l.replace(/^\/\/ ?/, "")).join("\n");
-  if (msg) { console.error(`tasks.mjs: ${msg}\n`); console.error(head); process.exit(2); }
-  console.log(head);
-  process.exit(0);
-}
-
-function parseOptions(argv) {
-  const o = { key: "everything", otherKey: "", serverName: "mcp-simple-aggregator", timeout: 10000 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const val = () => {
-      if (i + 1 >= argv.length) usage(`missing value for ${a}`);
-      return argv[++i];
-    };
-    switch (a) {
-      case "--": o.command = argv[i + 1]; o.args = argv.slice(i + 2); i = argv.length; break;
-      case "--sep": o.sep = val(); break;
-      case "--key": o.key = val(); break;
-      case "--other-key": o.otherKey = val(); break;
-      case "--server-name": o.serverName = val(); break;
-      case "--timeout": o.timeout = Number(val()); break;
-      case "-h": case "--help": usage(); break;
-      default: usage(`unknown argument ${a}`);
-    }
-  }
-  if (!o.command) usage("no command given (put the aggregator after --)");
-  if (!o.sep) usage("--sep is required");
-  if (!o.key) usage("--key must not be empty");
-  if (!Number.isFinite(o.timeout) || o.timeout <= 0) usage("bad --timeout");
-  return o;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-class CheckError extends Error {}
-function assert(cond, msg) { if (!cond) throw new CheckError(msg); }
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  return Promise.race([
-    promise,
-    new Promise((_, rej) => { timer = setTimeout(() => rej(new CheckError(`${what} timed out after ${ms} ms`)), ms); }),
-  ]).finally(() => clearTimeout(timer));
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// Returns undefined if a and b are deep-equal (JSON values, key order ignored), else the path
-// and values of the first difference.
-function diff(a, b, p = "$") {
-  if (a === b) return undefined;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
-    return `${p}: ${short(a)} != ${short(b)}`;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return `${p}: array vs object`;
-  if (Array.isArray(a)) {
-    if (a.length !== b.length) return `${p}: length ${a.length} != ${b.length}`;
-    for (let i = 0; i < a.length; i++) { const d = diff(a[i], b[i], `${p}[${i}]`); if (d) return d; }
-    return undefined;
-  }
-  for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (!(k in a)) return `${p}.${k}: missing on the left, ${short(b[k])} on the right`;
-    if (!(k in b)) return `${p}.${k}: ${short(a[k])} on the left, missing on the right`;
-    const d = diff(a[k], b[k], `${p}.${k}`);
-    if (d) return d;
-  }
-  return undefined;
-}
-function short(v, n = 200) {
-  let s;
-  try { s = JSON.stringify(v); } catch { s = String(v); }
-  if (s === undefined) s = String(v);
-  return s.length > n ? s.slice(0, n) + "…" : s;
-}
-function without(obj, ...keys) {
-  const o = { ...obj };
-  for (const k of keys) delete o[k];
-  return o;
-}
-// The type skeleton of a JSON value: what must agree between two results whose values differ.
-function shape(v) {
-  if (Array.isArray(v)) return v.map(shape);
-  if (v === null) return null;
-  if (typeof v === "object") {
-    const o = {};
-    for (const k of Object.keys(v).sort()) o[k] = shape(v[k]);
-    return o;
-  }
-  return typeof v;
-}
 const relatedOf = (obj) => obj?._meta?.[RELATED]?.taskId;
-const textOf = (r) => (r?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 // A JSON-RPC error as the report keeps it.
 const errInfo = (e) => (typeof e?.code === "number" ? { code: e.code, message: String(e.message) } : { message: String(e?.message ?? e) });
 
 // ---------------------------------------------------------------------------------------------
-// One connection: an SDK client whose transport is tapped both ways, so that the raw
-// JSON-RPC messages (requests and answers as sent, every message as received) can be
-// compared, and which acts as a task receiver for the server's task-augmented sampling and
-// elicitation (the SDK v1 client has no task store of its own unless given one; this one keeps
-// its tasks in a Map under ids client-task-1, client-task-2, ...).
+// One connection (lib.mjs's WireConn: the raw JSON-RPC messages both ways) that also acts as a
+// task receiver for the server's task-augmented sampling and elicitation (the SDK v1 client has
+// no task store of its own unless given one; this one keeps its tasks in a Map under ids
+// client-task-1, client-task-2, ...).
 
-class Conn {
+class Conn extends WireConn {
   constructor(label, command, args, timeout, pipeStderr) {
-    this.label = label;
-    this.timeout = timeout;
-    this.sent = []; // outbound JSON-RPC messages, as handed to the transport
-    this.inbound = []; // inbound JSON-RPC messages, as parsed off the wire, in order
-    this.responses = new Map(); // id -> inbound response
-    this.waiters = [];
-    this.errors = [];
-    this.stderrText = "";
+    super(label, command, args, { timeout, clientName: "mcp-simple-aggregator-tasks-interop", capabilities: CLIENT_CAPABILITIES, pipeStderr });
     this.clientTasks = new Map(); // our tasks, by our id
     this.clientTaskSeq = 0;
-    this.client = new Client({ name: "mcp-simple-aggregator-tasks-interop", version: "1.0.0" }, { capabilities: CLIENT_CAPABILITIES });
-    this.client.onerror = (e) => { if (!this.closing) this.errors.push(String(e?.message ?? e)); };
-    this.transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: pipeStderr ? "pipe" : "inherit" });
-    if (pipeStderr) {
-      this.transport.stderr.on("data", (chunk) => {
-        process.stderr.write(chunk);
-        this.stderrText += chunk.toString();
-        this.wake();
-      });
-    }
-    const send = this.transport.send.bind(this.transport);
-    this.transport.send = (msg, opts) => { this.sent.push(structuredClone(msg)); return send(msg, opts); };
-    let inner;
-    const self = this;
-    Object.defineProperty(this.transport, "onmessage", {
-      configurable: true,
-      get() { return inner; },
-      set(fn) {
-        inner = fn && ((msg, extra) => {
-          const copy = structuredClone(msg);
-          self.inbound.push(copy);
-          if (copy && copy.id !== undefined && !copy.method) self.responses.set(copy.id, copy);
-          self.wake();
-          return fn(msg, extra);
-        });
-      },
-    });
     this.installTaskReceiver();
   }
-
-  // Waiting on what arrives: no polling, each inbound message or stderr chunk re-checks.
-  wake() {
-    for (const w of [...this.waiters]) {
-      const v = w.test();
-      if (v !== undefined) { this.waiters.splice(this.waiters.indexOf(w), 1); w.resolve(v); }
-    }
-  }
-  waitUntil(test, ms, what) {
-    const v = test();
-    if (v !== undefined) return Promise.resolve(v);
-    return new Promise((resolve, reject) => {
-      const w = { test, resolve };
-      this.waiters.push(w);
-      setTimeout(() => {
-        const i = this.waiters.indexOf(w);
-        if (i >= 0) { this.waiters.splice(i, 1); reject(new CheckError(`${this.label}: no ${what} within ${ms} ms`)); }
-      }, ms);
-    });
-  }
-  notifications(method, from = 0) { return this.inbound.slice(from).filter((m) => m.method === method && m.id === undefined); }
-  requestsIn(method, from = 0) { return this.inbound.slice(from).filter((m) => m.method === method && m.id !== undefined); }
-  // Our answer on the wire to the server's request id.
-  answerTo(id) { return this.sent.find((m) => m.id === id && !m.method); }
 
   installTaskReceiver() {
     const c = this.client;
@@ -350,86 +192,20 @@ class Conn {
     });
   }
 
-  async connect() {
-    const t0 = performance.now();
-    await withTimeout(this.client.connect(this.transport, { timeout: this.timeout }), this.timeout, `${this.label}: initialize`);
-    this.connectMs = performance.now() - t0;
-    const init = this.sent.find((m) => m.method === "initialize");
-    this.initializeRequest = init;
-    this.initializeResult = this.responses.get(init?.id)?.result;
-  }
-
-  // Runs fn (one SDK request), then returns the raw response (result or error) off the wire of
-  // the one request of that method it sent, and the request.
-  async rawExchange(method, fn) {
-    const from = this.sent.length;
-    let thrown;
-    try {
-      await withTimeout(fn({ timeout: this.timeout }), this.timeout, `${this.label}: ${method}`);
-    } catch (e) {
-      if (e instanceof CheckError) throw e;
-      thrown = e;
-    }
-    const reqs = this.sent.slice(from).filter((m) => m.method === method);
-    assert(reqs.length === 1, `${this.label}: expected one ${method} request on the wire, saw ${reqs.length}${thrown ? ` (${thrown.message})` : ""}`);
-    const resp = this.responses.get(reqs[0].id);
-    assert(resp, `${this.label}: no response to ${method} id ${short(reqs[0].id)}${thrown ? ` (${thrown.message})` : ""}`);
-    return { request: reqs[0], response: resp };
-  }
-  // The raw result of one request; a JSON-RPC error fails the step, quoting both lines.
-  async raw(method, fn) {
-    const { request, response } = await this.rawExchange(method, fn);
-    assert("result" in response, `${this.label}: ${method} failed: sent ${short(request, 400)} got ${short(response, 400)}`);
-    return response.result;
-  }
-  // The raw error of one request that must fail.
-  async rawError(method, fn) {
-    const { request, response } = await this.rawExchange(method, fn);
-    assert("error" in response, `${this.label}: ${method} succeeded where an error was due: sent ${short(request, 400)} got ${short(response, 600)}`);
-    return response.error;
-  }
-
-  // Every page of a list method, raw (bounded).
-  async list(method, member, sdkCall) {
-    const items = [];
-    let cursor;
-    for (let page = 0; page < 20; page++) {
-      const r = await this.raw(method, (o) => sdkCall(cursor, o));
-      assert(Array.isArray(r[member]), `${this.label}: ${method} result has no ${member} array: ${short(r)}`);
-      items.push(...r[member]);
-      if (!r.nextCursor) return items;
-      cursor = r.nextCursor;
-    }
-    throw new CheckError(`${this.label}: ${method} did not end after 20 pages`);
-  }
-  listTools() { return this.list("tools/list", "tools", (cursor, o) => this.client.listTools(cursor === undefined ? {} : { cursor }, o)); }
-  listTasks() { return this.list("tasks/list", "tasks", (cursor, o) => this.client.experimental.tasks.listTasks(cursor, o)); }
-
-  async close() {
-    this.closing = true;
-    const t0 = performance.now();
-    try { await this.client.close(); } catch { /* ignore */ }
-    this.closeMs = performance.now() - t0;
-  }
+  listTasks() { return this.list("tasks/list", "tasks", (p, o) => this.client.experimental.tasks.listTasks(p.cursor, o)); }
 }
 
 // ---------------------------------------------------------------------------------------------
 // The run
 
 async function main() {
-  const opts = parseOptions(process.argv.slice(2));
+  const opts = parseCompareOptions(process.argv.slice(2), usage, "everything");
   const T = opts.timeout;
   const P = (name) => opts.key + opts.sep + name;
   const O = (name) => opts.otherKey + opts.sep + name;
-  const report = { ok: false, sep: opts.sep, key: opts.key, otherKey: opts.otherKey || null, checks: [], failures: [], timings: {}, seen: {}, notes: [] };
-  const tStart = performance.now();
-
-  const watchdog = setTimeout(() => {
-    report.failures.push(`watchdog: run exceeded ${10 * T} ms`);
-    console.error(`tasks.mjs: not ok watchdog: run exceeded ${10 * T} ms`);
-    console.log(JSON.stringify(report, null, 2));
-    process.exit(1);
-  }, 10 * T);
+  const run = new Run("tasks.mjs", opts, 10 * T, { notes: [] });
+  const { report } = run;
+  const check = (checkName, fn, limit) => run.check(checkName, fn, limit);
 
   const direct = new Conn("direct", process.execPath, [EVERYTHING_ENTRY, "stdio"], T, false);
   const agg = new Conn("aggregator", opts.command, opts.args, T, true);
@@ -439,24 +215,6 @@ async function main() {
   const st = new Map(both.map((c) => [c, { given: new Set(), statusFrom: 0 }]));
   const seen = (key, c, value) => { report.seen[(c === agg ? "aggregator" : "direct") + key] = value; };
 
-  const check = async (checkName, fn, limit = T) => {
-    const t0 = performance.now();
-    const entry = { name: checkName, ok: false, ms: 0 };
-    try {
-      await withTimeout(Promise.resolve().then(fn), limit, checkName);
-      entry.ok = true;
-    } catch (e) {
-      // A failed check or a JSON-RPC error: its message; anything else (a bug here): its stack.
-      const what = e instanceof CheckError ? e.message
-        : typeof e?.code === "number" ? `JSON-RPC error ${e.code}: ${e.message}` : (e?.stack ?? e);
-      entry.error = String(what).replace(/\s+/g, " ");
-      report.failures.push(`${checkName}: ${entry.error}`);
-      console.error(`tasks.mjs: not ok ${checkName}: ${entry.error}`);
-    }
-    entry.ms = Math.round(performance.now() - t0);
-    report.checks.push(entry);
-    return entry.ok;
-  };
   // Runs step on both connections side by side; returns [direct's, aggregator's] values.
   const each = (step) => Promise.all(both.map((c) => step(c)));
 
@@ -476,25 +234,14 @@ async function main() {
     return task;
   };
 
-  try {
-    const connected = await check("connect", async () => {
-      await each((c) => c.connect());
-      report.timings.connectDirectMs = Math.round(direct.connectMs);
-      report.timings.connectAggregatorMs = Math.round(agg.connectMs);
-    });
-    if (!connected) return 1;
-
+  return run.compare(direct, agg, async () => {
     await check("initialize", async () => {
       for (const c of both) {
         const sentCaps = c.initializeRequest?.params?.capabilities;
         assert(diff(sentCaps, CLIENT_CAPABILITIES) === undefined,
           `${c.label}: the SDK client did not send the capabilities as declared: ${short(sentCaps, 400)}`);
       }
-      const d = direct.initializeResult, a = agg.initializeResult;
-      report.seen.directInitialize = d && without(d, "instructions");
-      report.seen.aggregatorInitialize = a && without(a, "instructions");
-      assert(d && a, `no raw initialize result (direct ${short(d)}, aggregator ${short(a)})`);
-      assert(a.serverInfo?.name === opts.serverName, `aggregator serverInfo.name ${short(a.serverInfo?.name)}, want ${short(opts.serverName)}`);
+      const [d, a] = run.initializeResults(direct, agg, opts.serverName, (r) => without(r, "instructions"));
       const want = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
       const dt = diff(d.capabilities?.tasks, want);
       assert(dt === undefined, `server-everything's tasks capability is not the expected one: ${dt}`);
@@ -525,23 +272,13 @@ async function main() {
         aggregatorPrefixed: aTools.filter((t) => t.name.startsWith(opts.key + opts.sep)).length,
         aggregatorAll: aTools.length,
       };
-      const d = dTools.find((t) => t.name === RESEARCH);
-      const a = aTools.find((t) => t.name === P(RESEARCH));
-      report.seen.directTool = d;
-      report.seen.aggregatorTool = a;
-      assert(d?.execution?.taskSupport === "required", `direct ${RESEARCH}: execution ${short(d?.execution)}`);
-      const dd = diff(without(a, "name"), without(d, "name"));
-      assert(dd === undefined, `${P(RESEARCH)} differs from direct ${RESEARCH} (aggregator left, direct right): ${dd}`);
-      assert(!aTools.some((t) => t.name === RESEARCH), `aggregator lists the unprefixed ${RESEARCH}`);
+      const [d] = sameToolEntry(report, dTools, aTools, RESEARCH, P(RESEARCH));
+      assert(d.execution?.taskSupport === "required", `direct ${RESEARCH}: execution ${short(d.execution)}`);
     });
 
     if (opts.otherKey) {
       await check("child-capabilities", async () => {
-        const r = await agg.raw("tools/call", (o) => agg.client.callTool({ name: O("initparams"), arguments: {} }, undefined, o));
-        assert(!r.isError, `${O("initparams")}: isError: ${short(r)}`);
-        let params;
-        try { params = JSON.parse(textOf(r)); } catch { throw new CheckError(`${O("initparams")} text is not JSON: ${short(textOf(r))}`); }
-        report.seen.childInitializeParams = params;
+        const params = await childInitializeParams(report, agg, O("initparams"));
         const dc = diff(params?.capabilities, agg.initializeRequest.params.capabilities);
         assert(dc === undefined, `the test server received capabilities ${short(params?.capabilities, 400)}, the client sent ${short(agg.initializeRequest.params.capabilities, 400)}: ${dc}`);
       });
@@ -777,27 +514,7 @@ async function main() {
         }
       }
     });
-
-    await check("no-client-errors", async () => {
-      for (const c of both) assert(!c.errors.length, `${c.label}: ${c.errors.length} client error(s), first: ${short(c.errors[0], 300)}`);
-    });
-  } finally {
-    await Promise.all([direct.close(), agg.close()]);
-    report.timings.closeDirectMs = Math.round(direct.closeMs ?? 0);
-    report.timings.closeAggregatorMs = Math.round(agg.closeMs ?? 0);
-    report.timings.totalMs = Math.round(performance.now() - tStart);
-    clearTimeout(watchdog);
-    report.ok = report.failures.length === 0 && report.checks.length > 0;
-    console.log(JSON.stringify(report, null, 2));
-  }
-  return report.ok ? 0 : 1;
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(`tasks.mjs: internal error: ${e?.stack ?? e}`);
-    console.log(JSON.stringify({ ok: false, failures: [`internal: ${String(e?.message ?? e)}`], checks: [] }));
-    process.exit(1);
-  },
-);
+runMain("tasks.mjs", main);
