@@ -3,11 +3,8 @@ package aggregator
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -240,8 +237,10 @@ func (a *Aggregator) relatedToClient(c *child, msg []byte) []byte {
 // that ours maps it to.
 func rewriteRelated(msg []byte, ours func(id []byte) (string, bool)) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
-		mapped, ok := ours(id)
-		return jsonrpc.AppendString(nil, mapped), ok
+		if mapped, ok := ours(id); ok {
+			return jsonrpc.AppendString(nil, mapped), true
+		}
+		return nil, false
 	})
 }
 
@@ -371,106 +370,4 @@ func (c *child) failTasks(cause error) {
 		b = append(append(append(b, `,"ttl":`...), ttl...), '}')
 		up.Notify("notifications/tasks/status", b)
 	}
-}
-
-// listTasks serves tasks/list: one page of one child at a time, in config
-// order, under a cursor of the aggregator's that names the child and its
-// own cursor. Children that did not declare tasks.list are left out.
-func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
-	idx, childCursor, err := parseTaskCursor(c.p.cursor)
-	if err != nil {
-		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
-	}
-	for ; idx < len(a.children); idx, childCursor = idx+1, nil {
-		ch := a.children[idx]
-		if !ch.running() || !ch.capabilities().tasksList {
-			continue
-		}
-		var params []byte
-		if childCursor != nil {
-			params = append(append([]byte(`{"cursor":`), childCursor...), '}')
-		}
-		resp, err := ch.conn.Call(ctx, "tasks/list", params)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err == nil && resp.Error != nil {
-			err = rawError(resp.Error)
-		}
-		if err != nil {
-			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
-			continue
-		}
-		page, next := a.childTaskPage(ch, resp.Result)
-		if next == nil && len(page) == 0 {
-			continue
-		}
-		return jsonrpc.AppendResult(nil, c.id, a.taskListResult(page, idx, next))
-	}
-	return jsonrpc.AppendResult(nil, c.id, []byte(`{"tasks":[]}`))
-}
-
-// childTaskPage maps one page of a child's tasks/list to the aggregator's
-// ids and returns its entries and the child's next cursor. A task the
-// aggregator does not know is registered while it runs; one that has
-// ended is left out: it is one whose result the client fetched (or whose
-// ttl ran out), which tasks/get no longer finds either.
-func (a *Aggregator) childTaskPage(ch *child, result []byte) ([][]byte, []byte) {
-	list, _ := jsonrpc.Member(result, "tasks")
-	items, _ := jsonrpc.Elements(list)
-	var page [][]byte
-	for _, it := range items {
-		childID, _ := jsonrpc.Member(it, "taskId")
-		key, _ := jsonrpc.String(childID)
-		t, known := ch.tasks.get(key)
-		if !known && !isTerminal(statusOf(it)) {
-			t, known = a.registerTask(ch, childID, it)
-		}
-		if known {
-			t.markTerminal(statusOf(it))
-			page = append(page, setTaskID(it, t.id))
-		}
-	}
-	next, ok := jsonrpc.Member(result, "nextCursor")
-	if !ok || string(next) == "null" {
-		next = nil
-	}
-	return page, next
-}
-
-// taskListResult builds the page, with a cursor to go on from child idx
-// (at its cursor next), or with the child after it, if any remains.
-func (a *Aggregator) taskListResult(page [][]byte, idx int, next []byte) []byte {
-	b := listResult("tasks", page)
-	if next == nil {
-		idx++
-		for idx < len(a.children) && !a.children[idx].capabilities().tasksList {
-			idx++
-		}
-		if idx >= len(a.children) {
-			return b
-		}
-	}
-	cursor := base64.RawURLEncoding.EncodeToString(append([]byte(strconv.Itoa(idx)+":"), next...))
-	b = jsonrpc.AppendString(append(b[:len(b)-1], `,"nextCursor":`...), cursor)
-	return append(b, '}')
-}
-
-// parseTaskCursor reads a cursor of taskListResult: the child's index and
-// its cursor (nil: its first page). No cursor is the first child's start.
-func parseTaskCursor(raw []byte) (int, []byte, error) {
-	if raw == nil || string(raw) == "null" {
-		return 0, nil, nil
-	}
-	s, ok := jsonrpc.String(raw)
-	dec, err := base64.RawURLEncoding.DecodeString(s)
-	idx, rest, found := strings.Cut(string(dec), ":")
-	n, convErr := strconv.Atoi(idx)
-	if !ok || err != nil || !found || convErr != nil || n < 0 || rest != "" && !jsonrpc.Valid([]byte(rest)) {
-		return 0, nil, fmt.Errorf("unknown cursor %s", raw)
-	}
-	if rest == "" {
-		return n, nil, nil
-	}
-	return n, []byte(rest), nil
 }

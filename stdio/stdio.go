@@ -158,18 +158,7 @@ func Start(spec Spec) (*Process, error) {
 	fail := func(err error) (*Process, error) {
 		return nil, fmt.Errorf("stdio: start server %q: %w", spec.Key, err)
 	}
-	if spec.Dir != "" {
-		// Else the child's failing chdir would be reported as
-		// "fork/exec COMMAND: no such file or directory".
-		fi, err := os.Stat(spec.Dir)
-		if err == nil && !fi.IsDir() {
-			err = &os.PathError{Op: "chdir", Path: spec.Dir, Err: syscall.ENOTDIR}
-		}
-		if err != nil {
-			return fail(err)
-		}
-	}
-	path, err := lookPath(spec.Command, spec.Env, spec.Dir)
+	path, err := resolve(spec)
 	if err != nil {
 		return fail(err)
 	}
@@ -219,6 +208,22 @@ func Start(spec Spec) (*Process, error) {
 	}()
 	go p.wait(stderrDone)
 	return p, nil
+}
+
+// resolve checks spec's directory and finds its command.
+func resolve(spec Spec) (string, error) {
+	if spec.Dir != "" {
+		// Else the child's failing chdir would be reported as
+		// "fork/exec COMMAND: no such file or directory".
+		fi, err := os.Stat(spec.Dir)
+		if err == nil && !fi.IsDir() {
+			err = &os.PathError{Op: "chdir", Path: spec.Dir, Err: syscall.ENOTDIR}
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return lookPath(spec.Command, spec.Env, spec.Dir)
 }
 
 // openPipes opens the child's stdin, stdout and stderr: the parent's ends
