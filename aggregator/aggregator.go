@@ -93,6 +93,14 @@ type Options struct {
 	// does not read its stdin fast enough: past it, new requests to that
 	// child fail at once. 0 means DefaultMaxQueue.
 	MaxQueue int
+	// InputTimeout bounds how long a call a modern client got answered
+	// input_required (for a legacy child's request) waits for the client's
+	// retry before it is cancelled at the child; 0 means
+	// DefaultInputTimeout.
+	InputTimeout time.Duration
+	// ProbeTimeout bounds the server/discover probe of each child when the
+	// client speaks the modern era; 0 means DefaultProbeTimeout.
+	ProbeTimeout time.Duration
 }
 
 // DefaultMaxQueue is the default of Options.MaxQueue.
@@ -107,6 +115,8 @@ type Aggregator struct {
 	progress    idTable[progressRoute] // progress tokens handed to the client, by token
 	tasks       taskTable              // the children's tasks, by the ids the client knows
 	clientTasks clientTaskTable        // the client's tasks for children, by the ids they know
+	listens     listenSet              // a modern client's subscriptions/listen streams
+	parked      idTable[*exchange]     // calls answered input_required, by their requestState
 	tokens      atomic.Int64           // the last progress token number handed out
 
 	ctx    context.Context // ends when shutdown begins
@@ -139,6 +149,12 @@ func New(opts Options) *Aggregator {
 	}
 	if opts.MaxQueue <= 0 {
 		opts.MaxQueue = DefaultMaxQueue
+	}
+	if opts.InputTimeout <= 0 {
+		opts.InputTimeout = DefaultInputTimeout
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Aggregator{
@@ -293,6 +309,9 @@ func (a *Aggregator) shutdown() {
 	}
 	wg.Wait()
 	a.handlers.Wait()
+	for _, x := range a.parked.takeAll() {
+		x.stop()
+	}
 	for _, c := range a.client.inflight.takeAll() {
 		c.write(errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error()))
 	}

@@ -22,6 +22,11 @@ type call struct {
 	batch  *batch // nil: answered on a line of its own
 	slot   int    // its place in batch
 
+	modern      bool      // a request of the modern era (its _meta checked)
+	logLevel    string    // the modern request's logLevel, if any
+	exchange    *exchange // a modern call to a legacy child that may take input
+	childParams []byte    // a legacy call's params as a modern child got them
+
 	child *child // the child serving it; set before it is sent there
 	task  *task  // for tasks/get, tasks/result, tasks/cancel: the task
 
@@ -44,6 +49,7 @@ type paramsView struct {
 	uri        []byte
 	cursor     []byte
 	ref        []byte
+	state      []byte // requestState
 	meta       []byte // _meta
 	progressTo []byte // _meta.progressToken
 }
@@ -73,6 +79,8 @@ func readParams(params []byte) paramsView {
 			p.meta = params[start:end]
 		case "task":
 			p.augmented = true
+		case "requestState":
+			p.state = params[start:end]
 		}
 		return true
 	})
@@ -148,6 +156,9 @@ func (c *call) settle() bool {
 		return false
 	}
 	c.forgetProgress()
+	if c.logLevel != "" && c.child != nil && !c.child.modern.Load() {
+		c.child.logging.Add(-1)
+	}
 	return true
 }
 
@@ -220,6 +231,9 @@ func (c *call) cancelAtChild(id []byte, cause error) {
 	withdrawn := conn.Withdraw(id)
 	if !withdrawn && !conn.Forget(id) || !c.settle() {
 		return // answered already
+	}
+	if c.exchange != nil {
+		c.exchange.abandon()
 	}
 	c.write(nil)
 	if !withdrawn {

@@ -19,6 +19,15 @@ func (caps clientCapabilities) declared(name string) bool {
 	return name == "" || caps.relayed[name]
 }
 
+// raw returns the capabilities as the client wrote them ({} before it
+// declared any).
+func (caps clientCapabilities) raw() []byte {
+	if caps.forChildren == nil {
+		return []byte("{}")
+	}
+	return caps.forChildren
+}
+
 // relayedClientCapabilities are the client capabilities whose requests the
 // aggregator relays from children to the client.
 var relayedClientCapabilities = []string{"sampling", "elicitation", "roots", "tasks"}

@@ -10,14 +10,15 @@ import (
 )
 
 // Check starts every child, initializes it as a client would (with the
-// latest protocol version and no client capabilities), lists its tools and
+// latest protocol version and no client capabilities; a child that speaks
+// only the modern era gets server/discover instead), lists its tools and
 // writes a report to w: one row per server, then every prefixed tool name,
 // then what went wrong. It stops the children and reports whether all of
 // them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	a.startChildren()
-	a.client.begin(LatestVersion, clientCapabilities{forChildren: []byte("{}")})
-	a.initializeChildren(childInitParams(LatestVersion, []byte("{}"), a.serverInfo()))
+	a.client.begin(clientInit{era: eraLegacy, version: LatestVersion})
+	a.startChildSessions(startPlan{init: a.childInitParams(LatestVersion)})
 	a.waitReady(ctx)
 
 	ok := true

@@ -1,12 +1,12 @@
 package aggregator
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -53,6 +53,9 @@ type child struct {
 	heldStatuses heldStatuses             // its statuses of tasks not known yet
 	refreshing   sync.Mutex               // one list refresh at a time, so an older one never wins
 	refreshes    map[string]*refreshState // by list_changed method
+	modern       atomic.Bool              // it speaks the modern era; set before it is inited
+	exchanges    exchangeSet              // a modern client's calls to it that may take input (legacy child)
+	logging      atomic.Int32             // a modern client's calls in flight to it that asked for logs (legacy child)
 
 	mu           sync.Mutex // protects the fields below
 	state        childState
@@ -63,6 +66,8 @@ type child struct {
 	caps         childCapabilities
 	instructions string
 	lists        childLists
+	hints        childHints
+	logLevel     string // the level last set at it for a modern client's request
 }
 
 func newChild(a *Aggregator, s config.Server) *child {
@@ -107,7 +112,9 @@ func (c *child) spawn() {
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
 		Cancelled: func(id json.RawMessage, cause error) {
-			if !errors.Is(cause, errStartupTimeout) { // initialize is never cancelled
+			// initialize and the server/discover probe are never cancelled:
+			// before initialize, a legacy server knows of no request.
+			if !errors.Is(cause, errStartupTimeout) && !errors.Is(cause, errProbeTimeout) {
 				sendCancelled(c.conn, id, cause)
 			}
 		},
@@ -324,67 +331,6 @@ func (c *child) capabilities() childCapabilities {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.caps
-}
-
-// start initializes the child with params and, once it has answered, tells
-// it initialized and fetches its lists, all within the start-up timeout.
-func (c *child) start(params []byte) {
-	<-c.spawned
-	if c.conn == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeoutCause(c.a.ctx, c.a.opts.StartupTimeout, errStartupTimeout)
-	defer cancel()
-	if err := c.initialize(ctx, params); err != nil {
-		c.drop(c.startError("initialize", ctx, err))
-		return
-	}
-	c.markInited()
-	if err := c.fetchLists(ctx); err != nil {
-		c.drop(c.startError("tools/list", ctx, err))
-		return
-	}
-	c.mu.Lock()
-	if c.state != stateStarting {
-		c.mu.Unlock()
-		return
-	}
-	c.state = stateRunning
-	c.startup = time.Since(c.startedAt)
-	c.mu.Unlock()
-	c.a.log.Debugf("server %q: ready in %v", c.key, c.startup)
-	c.a.rebuild()
-	c.markReady()
-}
-
-func (c *child) startError(what string, ctx context.Context, err error) error {
-	if errors.Is(context.Cause(ctx), errStartupTimeout) && ctx.Err() != nil {
-		return fmt.Errorf("server %q did not answer %s within the start-up timeout of %v", c.key, what, c.a.opts.StartupTimeout)
-	}
-	return c.lost(err)
-}
-
-func (c *child) initialize(ctx context.Context, params []byte) error {
-	resp, err := c.conn.Call(ctx, "initialize", params)
-	if err != nil {
-		return err
-	}
-	if resp.Error != nil {
-		return fmt.Errorf("server %q answered initialize with an error: %s", c.key, resp.Error)
-	}
-	version, _ := jsonrpc.StringMember(resp.Result, "protocolVersion")
-	if !isSupported(version) {
-		return fmt.Errorf("server %q answered initialize with protocol version %q, which is not one of %s", c.key, version, strings.Join(supportedVersions, ", "))
-	}
-	caps := parseServerCapabilities(resp.Result)
-	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
-	c.mu.Lock()
-	c.version, c.caps, c.instructions = version, caps, instructions
-	c.mu.Unlock()
-	if v := c.a.client.state().version; v != "" && v != version {
-		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, v)
-	}
-	return c.conn.Notify("notifications/initialized", nil)
 }
 
 func clipLine(line []byte) string {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -62,28 +63,28 @@ func (c *child) fetchLists(ctx context.Context) error {
 }
 
 func (c *child) refreshTools(ctx context.Context) error {
-	return c.refreshNamed(ctx, "tools/list", "tools", &c.lists.tools)
+	return c.refreshNamed(ctx, "tools/list", "tools", &c.lists.tools, &c.hints.tools)
 }
 
 func (c *child) refreshPrompts(ctx context.Context) error {
-	return c.refreshNamed(ctx, "prompts/list", "prompts", &c.lists.prompts)
+	return c.refreshNamed(ctx, "prompts/list", "prompts", &c.lists.prompts, &c.hints.prompts)
 }
 
-// refreshNamed replaces *list (guarded by c.mu) with the child's current
-// entries of a named list.
-func (c *child) refreshNamed(ctx context.Context, method, field string, list *[]namedEntry) error {
-	entries, err := c.listNamed(ctx, method, field)
+// refreshNamed replaces *list and *hint (guarded by c.mu) with the child's
+// current entries of a named list.
+func (c *child) refreshNamed(ctx context.Context, method, field string, list *[]namedEntry, hint *cacheHint) error {
+	entries, h, err := c.listNamed(ctx, method, field)
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
-	*list = entries
+	*list, *hint = entries, h
 	c.mu.Unlock()
 	return nil
 }
 
 func (c *child) refreshResources(ctx context.Context) error {
-	items, err := c.fetchAllPages(ctx, "resources/list", "resources")
+	items, hint, err := c.fetchAllPages(ctx, "resources/list", "resources")
 	if err != nil {
 		return err
 	}
@@ -96,13 +97,13 @@ func (c *child) refreshResources(ctx context.Context) error {
 		}
 	}
 	c.mu.Lock()
-	c.lists.resources, c.lists.resourceList = byURI, items
+	c.lists.resources, c.lists.resourceList, c.hints.resources = byURI, items, hint
 	c.mu.Unlock()
 	return nil
 }
 
 func (c *child) refreshTemplates(ctx context.Context) error {
-	items, err := c.fetchAllPages(ctx, "resources/templates/list", "resourceTemplates")
+	items, hint, err := c.fetchAllPages(ctx, "resources/templates/list", "resourceTemplates")
 	if err != nil {
 		return err
 	}
@@ -115,16 +116,16 @@ func (c *child) refreshTemplates(ctx context.Context) error {
 		ts = append(ts, resourceTemplate{uriTemplate: t, match: templateMatcher(t), raw: it})
 	}
 	c.mu.Lock()
-	c.lists.templates = ts
+	c.lists.templates, c.hints.templates = ts, hint
 	c.mu.Unlock()
 	return nil
 }
 
 // listNamed fetches a list of named entries; the registry names them.
-func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEntry, error) {
-	items, err := c.fetchAllPages(ctx, method, field)
+func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEntry, cacheHint, error) {
+	items, hint, err := c.fetchAllPages(ctx, method, field)
 	if err != nil {
-		return nil, err
+		return nil, hint, err
 	}
 	entries := make([]namedEntry, 0, len(items))
 	for i, it := range items {
@@ -136,7 +137,7 @@ func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEnt
 		}
 		entries = append(entries, namedEntry{name: name, rawName: rawName, raw: it})
 	}
-	return entries, nil
+	return entries, hint, nil
 }
 
 // maxPages bounds the pages of one list, against a child that never stops
@@ -144,39 +145,47 @@ func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEnt
 const maxPages = 10000
 
 // fetchAllPages calls a list method page by page and returns the raw
-// entries of field from every page.
-func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]byte, error) {
+// entries of field from every page, and the pages' caching hint merged
+// (a legacy child's says nothing).
+func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]byte, cacheHint, error) {
 	var all [][]byte
 	var params []byte
+	var hints []cacheHint
 	seen := make(map[string]bool)
 	for page := 0; page < maxPages; page++ {
-		resp, err := c.conn.Call(ctx, method, params)
+		resp, err := c.call(ctx, method, params)
 		if err != nil {
-			return nil, err
+			return nil, cacheHint{}, err
 		}
 		if resp.Error != nil {
-			return nil, fmt.Errorf("server %q answered %s with an error: %s", c.key, method, resp.Error)
+			return nil, cacheHint{}, fmt.Errorf("server %q answered %s with an error: %s", c.key, method, resp.Error)
 		}
 		list, ok := jsonrpc.Member(resp.Result, field)
 		if !ok {
-			return nil, fmt.Errorf("server %q answered %s without %q", c.key, method, field)
+			return nil, cacheHint{}, fmt.Errorf("server %q answered %s without %q", c.key, method, field)
 		}
 		items, err := jsonrpc.Elements(list)
 		if err != nil {
-			return nil, fmt.Errorf("server %q answered %s: %q is not an array", c.key, method, field)
+			return nil, cacheHint{}, fmt.Errorf("server %q answered %s: %q is not an array", c.key, method, field)
 		}
 		all = append(all, items...)
+		if c.modern.Load() {
+			hints = append(hints, readCacheHint(resp.Result))
+		}
 		cursor, ok := jsonrpc.Member(resp.Result, "nextCursor")
 		if !ok || string(cursor) == "null" {
-			return all, nil
+			if len(hints) == 0 {
+				return all, cacheHint{}, nil
+			}
+			return all, mergeHints(hints, time.Now()), nil
 		}
 		if seen[string(cursor)] {
-			return nil, fmt.Errorf("server %q repeated the cursor %s in %s", c.key, cursor, method)
+			return nil, cacheHint{}, fmt.Errorf("server %q repeated the cursor %s in %s", c.key, cursor, method)
 		}
 		seen[string(cursor)] = true
 		params = append(append([]byte(`{"cursor":`), cursor...), '}')
 	}
-	return nil, fmt.Errorf("server %q: %s has more than %d pages", c.key, method, maxPages)
+	return nil, cacheHint{}, fmt.Errorf("server %q: %s has more than %d pages", c.key, method, maxPages)
 }
 
 // The child's list_changed notifications: refresh the list, then tell the

@@ -37,9 +37,7 @@ func (c *child) dispatch(m *jsonrpc.Message) {
 		do(c, m.Params)
 		return
 	}
-	if up := c.a.client.conn; up != nil {
-		up.Notify(m.Method, c.a.relatedToClient(c, m.Params))
-	}
+	c.notifyClient(m)
 }
 
 // cancelled is the child's notifications/cancelled of one of its requests
@@ -92,6 +90,10 @@ type childRequest struct {
 // reader.
 func (c *child) relayToClient(m *jsonrpc.Message) {
 	up := c.a.client.conn
+	if up != nil && c.a.client.isModern() {
+		c.inputRequest(m)
+		return
+	}
 	need, known := childRequests[m.Method]
 	switch {
 	case !known:

@@ -21,26 +21,45 @@ type clientSession struct {
 	init clientInit
 }
 
-// clientInit is what the client's initialize settled.
+// clientInit is what the start of the session settled: the client's
+// initialize (legacy era) or its first modern request.
 type clientInit struct {
-	received bool   // initialize has come
+	received bool   // the session has begun
+	era      era    // eraUnknown until it has
 	version  string // the protocol version agreed
 	caps     clientCapabilities
+	info     []byte // the client's clientInfo, raw; nil when it gave none
+	logLevel string // the level of the client's last logging/setLevel
 }
 
-// begin records the client's initialize; it reports false when one came
+// begin records the start of the session; it reports false when it began
 // already.
-func (s *clientSession) begin(version string, caps clientCapabilities) bool {
+func (s *clientSession) begin(init clientInit) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.init.received {
 		return false
 	}
-	s.init = clientInit{received: true, version: version, caps: caps}
+	init.received = true
+	s.init = init
 	return true
 }
 
-// state returns what initialize settled (the zero value before it came).
+// isModern reports whether the session is in the modern era.
+func (s *clientSession) isModern() bool {
+	return s.state().era == eraModern
+}
+
+// setLogLevel records the level a legacy client asked for, which modern
+// children get in the _meta of its requests.
+func (s *clientSession) setLogLevel(level string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init.logLevel = level
+}
+
+// state returns what the start of the session settled (the zero value
+// before it began).
 func (s *clientSession) state() clientInit {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -113,16 +132,22 @@ func (a *Aggregator) serve(c *call) {
 }
 
 // refuse answers what needs no child: unknown methods, params that are not
-// an object, initialize in a batch, and requests before initialize.
+// an object, initialize in a batch, and requests before the session began.
+// A modern request is checked (and the first one begins the session).
 func (a *Aggregator) refuse(c *call) []byte {
+	s := a.client.state()
 	switch {
-	case c.spec == nil:
+	case c.spec == nil && (s.era != eraModern || removedInModern[c.method] == ""):
 		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method)
+	case s.era == eraLegacy && onlyModern[c.method]:
+		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method+" (it belongs to protocol "+ModernVersion+"; this connection was initialized with "+s.version+")")
 	case c.batch != nil && c.method == "initialize":
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
+	case s.era == eraModern, s.era == eraUnknown && c.method != "initialize" && (c.method == "server/discover" || isModern(&c.p)):
+		return a.acceptModern(c, s)
 	case c.spec.early:
 		return nil
-	case !a.client.state().received:
+	case !s.received:
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+c.method+" before initialize")
 	case !c.p.object:
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params must be an object")

@@ -14,8 +14,9 @@ import (
 // tools/list itself, hands every other message it gets to the test, and
 // writes what the test tells it to.
 type puppet struct {
-	p   *fakeProcess
-	got chan string
+	p       *fakeProcess
+	got     chan string
+	listens chan string // era puppets: the subscriptions/listen requests it got and acknowledged
 }
 
 func (pp *puppet) say(line string) { io.WriteString(pp.p.stdoutW, line+"\n") }

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -33,6 +34,18 @@ func (a *Aggregator) forward(c *call, t target) {
 		}
 	}
 	c.child = t.child
+	if modern := t.child.modern.Load(); modern != c.modern {
+		params = a.acrossEras(c, t.child, params)
+		if c.modern && takesInput(c.method) {
+			if state, ok := jsonrpc.String(c.p.state); ok && isInputToken(state) {
+				if bad := a.resume(c, state, t.child); bad != nil {
+					c.answer(bad)
+				}
+				return
+			}
+			a.beginExchange(c)
+		}
+	}
 	if c.p.progressTo != nil && !t.child.progress.add(tokenKey(c.p.progressTo), c) {
 		// The client reused the token of a call still in flight to this
 		// child: that call's entry lets the progress up, and only it may
@@ -54,13 +67,47 @@ func (a *Aggregator) forward(c *call, t target) {
 	}
 }
 
+// acrossEras adapts a request for a child of the other era: a modern child
+// gets a legacy client's capabilities, clientInfo and log level in _meta; a
+// legacy child is set to the log level a modern request asks for.
+func (a *Aggregator) acrossEras(c *call, ch *child, params [][]byte) [][]byte {
+	if !c.modern {
+		c.childParams = withMeta(bytes.Join(params, nil), a.childMeta())
+		return [][]byte{c.childParams}
+	}
+	if c.logLevel != "" {
+		ch.logLevelFor(c.logLevel)
+	}
+	return params
+}
+
 // Answered is the child's answer (or the error that ended the child's
-// connection), on the goroutine that received it: it goes to the client
-// under the client's id, through the method's modifyResponse hook if it
-// has one. A child that is gone is named in the error.
+// connection), on the goroutine that received it. The answer to an
+// exchange goes to the call waiting for it, if any (input_modern.go).
 func (c *call) Answered(resp *jsonrpc.Message, err error) {
+	if x := c.exchange; x != nil {
+		if w := x.finish(resp, err); w != nil {
+			w.deliver(resp, err)
+		}
+		return
+	}
+	c.deliver(resp, err)
+}
+
+// deliver sends the child's answer to the client under the client's id,
+// adapted to the client's era and through the method's modifyResponse hook
+// if it has one; an answer input_required for a legacy client starts the
+// rounds of input (input_legacy.go). A child that is gone is named in the
+// error.
+func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	if err != nil {
 		c.answer(errorLine(c.id, jsonrpc.CodeInternalError, c.child.lost(err).Error()))
+		return
+	}
+	if modern := c.child.modern.Load(); c.modern && !modern {
+		resp = c.upgrade(resp)
+	} else if modern && !c.modern && resp.Error == nil && isInputRequired(resp.Result) {
+		c.fulfil(resp)
 		return
 	}
 	if modify := c.spec.modifyResponse; modify != nil {
@@ -77,4 +124,21 @@ func (c *call) Answered(resp *jsonrpc.Message, err error) {
 		return
 	}
 	c.answer(responseLine(c.id, resp))
+}
+
+// upgrade turns a legacy child's answer into one for a modern client: a
+// result gets its resultType (and a read its caching hint); the legacy
+// "resource not found" becomes the modern era's -32602.
+func (c *call) upgrade(resp *jsonrpc.Message) *jsonrpc.Message {
+	up := *resp
+	if resp.Error != nil {
+		if code, _ := jsonrpc.Member(resp.Error, "code"); string(code) == "-32002" {
+			if e, err := jsonrpc.ReplaceMember(resp.Error, "code", []byte("-32602")); err == nil {
+				up.Error = e
+			}
+		}
+		return &up
+	}
+	up.Result = withResultType(resp.Result, c.method == "resources/read")
+	return &up
 }

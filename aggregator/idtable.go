@@ -143,6 +143,13 @@ func (s *sendState) sent(id []byte) error {
 	return s.cancelled
 }
 
+// id returns the id the request went under, once sent.
+func (s *sendState) id() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sentID
+}
+
 // cancel records the cancel and returns the id the request went under, if
 // it was sent.
 func (s *sendState) cancel(cause error) []byte {

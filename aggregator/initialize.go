@@ -36,11 +36,11 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 		version = LatestVersion
 	}
 	caps, _ := jsonrpc.Member(c.params, "capabilities")
-	if !a.client.begin(version, parseClientCapabilities(caps)) {
+	clientInfo, _ := jsonrpc.Member(c.params, "clientInfo")
+	if !a.client.begin(clientInit{era: eraLegacy, version: version, caps: parseClientCapabilities(caps), info: clientInfo}) {
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize was already received")
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
-	clientInfo, _ := jsonrpc.Member(c.params, "clientInfo")
 	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
 	a.setNaming(clientName, a.opts.namingFor(clientName))
 	a.goServe(func() { a.waitReady(a.ctx) }) // reports the names
@@ -65,20 +65,36 @@ func (a *Aggregator) setNaming(clientName string, n naming) {
 // client's relayable capabilities, and answers the client once every child
 // has answered its initialize (or failed, or timed out).
 func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
-	clientInfo, ok := jsonrpc.Member(c.params, "clientInfo")
-	if !ok {
-		clientInfo = a.serverInfo()
-	}
 	s := a.client.state()
-	a.initializeChildren(childInitParams(s.version, s.caps.forChildren, clientInfo))
+	a.startChildSessions(startPlan{init: a.childInitParams(s.version)})
+	if !a.waitInited(ctx) {
+		return nil
+	}
+	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(s.version))
+}
+
+// waitInited waits until every child has opened its session or failed.
+func (a *Aggregator) waitInited(ctx context.Context) bool {
 	for _, ch := range a.children {
 		select {
 		case <-ch.inited:
 		case <-ctx.Done():
-			return nil
+			return false
 		}
 	}
-	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(s.version))
+	return true
+}
+
+// childInitParams are the params of initialize for a legacy child: the
+// version, and the client's capabilities and clientInfo (ours when it gave
+// none).
+func (a *Aggregator) childInitParams(version string) []byte {
+	s := a.client.state()
+	info := s.info
+	if info == nil {
+		info = a.serverInfo()
+	}
+	return childInitParams(version, s.caps.raw(), info)
 }
 
 func childInitParams(version string, caps, clientInfo []byte) []byte {
@@ -89,10 +105,10 @@ func childInitParams(version string, caps, clientInfo []byte) []byte {
 	return append(b, '}')
 }
 
-// initializeChildren initializes every child in parallel.
-func (a *Aggregator) initializeChildren(params []byte) {
+// startChildSessions opens every child's session in parallel.
+func (a *Aggregator) startChildSessions(plan startPlan) {
 	for _, c := range a.children {
-		a.goServe(func() { c.start(params) })
+		a.goServe(func() { c.start(plan) })
 	}
 }
 
@@ -106,6 +122,21 @@ func (a *Aggregator) serverInfo() []byte {
 // initializeResult advertises what the initialized children offer
 // (mergeCapabilities), and joins their instructions under their keys.
 func (a *Aggregator) initializeResult(version string) []byte {
+	caps, instructions := a.childOffers()
+	b := []byte(`{"protocolVersion":`)
+	b = jsonrpc.AppendString(b, version)
+	b = append(b, `,"capabilities":`...)
+	b = mergeCapabilities(b, caps)
+	b = append(append(b, `,"serverInfo":`...), a.serverInfo()...)
+	if instructions != "" {
+		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
+	}
+	return append(b, '}')
+}
+
+// childOffers are the capabilities of the children whose session is open,
+// and their instructions joined under their keys.
+func (a *Aggregator) childOffers() ([]childCapabilities, string) {
 	var caps []childCapabilities
 	var instructions []string
 	for _, c := range a.children {
@@ -118,13 +149,5 @@ func (a *Aggregator) initializeResult(version string) []byte {
 			instructions = append(instructions, "## "+c.key+"\n\n"+s.instructions)
 		}
 	}
-	b := []byte(`{"protocolVersion":`)
-	b = jsonrpc.AppendString(b, version)
-	b = append(b, `,"capabilities":`...)
-	b = mergeCapabilities(b, caps)
-	b = append(append(b, `,"serverInfo":`...), a.serverInfo()...)
-	if len(instructions) > 0 {
-		b = jsonrpc.AppendString(append(b, `,"instructions":`...), strings.Join(instructions, "\n\n"))
-	}
-	return append(b, '}')
+	return caps, strings.Join(instructions, "\n\n")
 }

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -24,29 +25,52 @@ func (a *Aggregator) listTools(_ context.Context, c *call) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
-	return jsonrpc.AppendResult(nil, c.id, a.reg.Load().toolsResult)
+	result := a.reg.Load().toolsResult
+	if c.modern {
+		result = a.modernResult(result, a.listHint((*child).running, func(h *childHints) cacheHint { return h.tools }))
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
 }
 
 func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
-	return jsonrpc.AppendResult(nil, c.id, a.reg.Load().promptsResult)
+	result := a.reg.Load().promptsResult
+	if c.modern {
+		hasPrompts := func(ch *child) bool { return ch.running() && ch.capabilities().prompts }
+		result = a.modernResult(result, a.listHint(hasPrompts, func(h *childHints) cacheHint { return h.prompts }))
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// listHint merges the caching hints of one list of the children that
+// serve it, for a modern client.
+func (a *Aggregator) listHint(serves func(*child) bool, which func(*childHints) cacheHint) cacheHint {
+	var hs []cacheHint
+	for _, c := range a.children {
+		if serves(c) {
+			hs = append(hs, c.hint(which))
+		}
+	}
+	return mergeHints(hs, time.Now())
 }
 
 // listResources merges the children's current resource lists, each fetched
 // whole, URIs untouched.
 func (a *Aggregator) listResources(ctx context.Context, c *call) []byte {
-	return a.mergeResourceLists(ctx, c, "resources", (*child).refreshResources, (*child).resourceEntries)
+	return a.mergeResourceLists(ctx, c, "resources", (*child).refreshResources, (*child).resourceEntries,
+		func(h *childHints) cacheHint { return h.resources })
 }
 
 func (a *Aggregator) listResourceTemplates(ctx context.Context, c *call) []byte {
-	return a.mergeResourceLists(ctx, c, "resourceTemplates", (*child).refreshTemplates, (*child).templateEntries)
+	return a.mergeResourceLists(ctx, c, "resourceTemplates", (*child).refreshTemplates, (*child).templateEntries,
+		func(h *childHints) cacheHint { return h.templates })
 }
 
 // mergeResourceLists refreshes a list of every child with resources and
 // answers with their entries in config order.
-func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte) []byte {
+func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte, hint func(*childHints) cacheHint) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
@@ -56,10 +80,16 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 		return nil
 	}
 	var all [][]byte
+	var hs []cacheHint
 	for _, ch := range cs {
 		all = append(all, entries(ch)...)
+		hs = append(hs, ch.hint(hint))
 	}
-	return jsonrpc.AppendResult(nil, c.id, listResult(field, all))
+	result := listResult(field, all)
+	if c.modern {
+		result = a.modernResult(result, mergeHints(hs, time.Now()))
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
 }
 
 // refreshEach runs refresh on every child in parallel; a child that fails
@@ -79,13 +109,18 @@ func (a *Aggregator) refreshEach(ctx context.Context, cs []*child, what string, 
 }
 
 // setLevel passes logging/setLevel to every child that declared logging.
+//
+// Modern children have no logging/setLevel: the level goes in the _meta of
+// each request they get from the client (childMeta).
 func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
-	if _, ok := jsonrpc.StringMember(c.params, "level"); !ok {
+	level, ok := jsonrpc.StringMember(c.params, "level")
+	if !ok {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: logging/setLevel needs params.level (a string)")
 	}
+	a.client.setLogLevel(level)
 	var wg sync.WaitGroup
 	for _, ch := range a.children {
-		if !ch.running() || !ch.capabilities().logging {
+		if !ch.running() || !ch.capabilities().logging || ch.modern.Load() {
 			continue
 		}
 		wg.Add(1)

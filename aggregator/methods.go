@@ -55,6 +55,9 @@ func init() { // a var initialiser would make an initialisation cycle
 		// The session, answered here.
 		"initialize": {early: true, accept: (*Aggregator).acceptInitialize, serve: (*Aggregator).finishInitialize},
 		"ping":       {early: true, quick: true, serve: answerPing},
+		// The modern era's session: none; discover answers as initialize.
+		"server/discover":      {early: true, serve: (*Aggregator).serveDiscover},
+		"subscriptions/listen": {serve: (*Aggregator).listen},
 
 		// Lists of prefixed names, answered from the registry.
 		"tools/list":   {quick: true, serve: (*Aggregator).listTools},

@@ -26,7 +26,7 @@ func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		a := New(Options{Name: "agg", Separator: ":", Servers: []config.Server{{Key: "k", Command: "fake"}}})
 		a.client.conn = jsonrpc.NewConn(nil, io.Discard, jsonrpc.Options{})
-		a.client.begin(LatestVersion, parseClientCapabilities([]byte(`{"sampling":{}}`)))
+		a.client.begin(clientInit{era: eraLegacy, version: LatestVersion, caps: parseClientCapabilities([]byte(`{"sampling":{}}`))})
 		c := a.children[0]
 		proc := startFake(func(string, []byte) string { return "" })
 		c.proc = proc

@@ -80,7 +80,11 @@ func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
 			return target{}, nil
 		}
 		data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
-		return target{}, errorDataLine(c.id, codeResourceNotFound, "Resource not found: "+uri, append(data, '}'))
+		code := codeResourceNotFound
+		if c.modern { // the modern era has no -32002
+			code = jsonrpc.CodeInvalidParams
+		}
+		return target{}, errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
 	}
 	return to(owner, c.params), nil
 }

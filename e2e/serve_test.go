@@ -53,20 +53,27 @@ func TestPingAndUnknownMethodsAreAnsweredBeforeAndAfterInitialize(t *testing.T) 
 		if r := s.result("ping", ""); string(r) != "{}" {
 			t.Errorf("ping %s: result %s, want {}", when, r)
 		}
-		for _, method := range []string{"server/discover", "no/such/method"} {
-			m := s.call(method, `{}`)
-			if code, _ := m.errorCode(); code != -32601 {
-				t.Errorf("%s %s: %s, want error -32601", method, when, m.line)
-			}
+		m := s.call("no/such/method", `{}`)
+		if code, _ := m.errorCode(); code != -32601 {
+			t.Errorf("no/such/method %s: %s, want error -32601", when, m.line)
 		}
 	}
 	check("before initialize")
+	// server/discover without the modern era's _meta is not a modern
+	// request: an error, on which a dual-era client falls back to
+	// initialize.
+	if m := s.call("server/discover", `{}`); m.Error == nil {
+		t.Errorf("server/discover without _meta: %s, want an error", m.line)
+	}
 	// A request that needs initialize is answered too, with an error.
 	if m := s.call("tools/list", ""); m.Error == nil {
 		t.Errorf("tools/list before initialize: %s, want an error", m.line)
 	}
 	s.initialize("2025-11-25", "{}")
 	check("after initialize")
+	if m := s.call("server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`); func() int { c, _ := m.errorCode(); return c }() != -32601 {
+		t.Errorf("server/discover after initialize: %s, want error -32601", m.line)
+	}
 }
 
 func TestPingIsAnsweredWhileInitializeWaitsForAChild(t *testing.T) {

@@ -1,0 +1,75 @@
+package aggregator
+
+import (
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// What a child's notifications become for the client's era, and what the
+// aggregator asks a child of the other era.
+
+// notifyClient passes a child's notification to the client. A modern
+// client gets a resource's update on the subscriptions/listen streams that
+// want it, and a legacy child's log messages only while a call of its to
+// that child asked for them (a legacy child's logs belong to no request);
+// the legacy era's elicitation/complete is not part of the modern one.
+// Acknowledgements of the aggregator's own listens stay here.
+func (c *child) notifyClient(m *jsonrpc.Message) {
+	up := c.a.client.conn
+	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
+		return
+	}
+	if c.a.client.isModern() {
+		switch m.Method {
+		case "notifications/resources/updated":
+			c.a.listens.resourceUpdated(up, c, m.Params)
+			return
+		case "notifications/elicitation/complete":
+			return
+		case "notifications/message":
+			if !c.modern.Load() && c.logging.Load() <= 0 {
+				return
+			}
+		}
+	}
+	up.Notify(m.Method, c.a.relatedToClient(c, m.Params))
+}
+
+// logLevelFor sets a legacy child that has logging to the level a modern
+// request to it asks for, before the request goes (the line is queued
+// first), unless it is set to that level already.
+func (c *child) logLevelFor(level string) {
+	c.logging.Add(1)
+	c.mu.Lock()
+	set := c.caps.logging && c.logLevel != level
+	if set {
+		c.logLevel = level
+	}
+	c.mu.Unlock()
+	if set {
+		params := jsonrpc.AppendString([]byte(`{"level":`), level)
+		c.conn.Go("logging/setLevel", append(params, '}'), func(*jsonrpc.Message, error) {})
+	}
+}
+
+// listenForChanges opens the aggregator's own subscriptions/listen at a
+// modern child, for the list changes that keep the registry fresh (its
+// list_changed notifications are handled as a legacy child's are). It
+// stays open for the child's life.
+func (c *child) listenForChanges() {
+	caps := c.capabilities()
+	params := []byte(`{"notifications":{"toolsListChanged":true`)
+	if caps.prompts {
+		params = append(params, `,"promptsListChanged":true`...)
+	}
+	if caps.resources {
+		params = append(params, `,"resourcesListChanged":true`...)
+	}
+	params = withMeta(append(params, "}}"...), c.a.childMeta())
+	if _, err := c.conn.Go("subscriptions/listen", params, func(m *jsonrpc.Message, err error) {
+		if err == nil && m.Error != nil {
+			c.a.log.Warnf("server %q: subscriptions/listen: %s; its list changes will not be seen", c.key, m.Error)
+		}
+	}); err != nil {
+		c.a.log.Debugf("server %q: subscriptions/listen: %v", c.key, err)
+	}
+}

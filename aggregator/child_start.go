@@ -1,0 +1,205 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// startPlan is how the children start for the client: in the client's era
+// when they can.
+type startPlan struct {
+	// probe: the client is modern; each child is asked server/discover
+	// first, and initialized (legacy) when it does not answer with a
+	// DiscoverResult.
+	probe bool
+	// init: the params of initialize for a legacy child.
+	init []byte
+}
+
+// errProbeTimeout ends a server/discover probe that got no answer in time.
+var errProbeTimeout = errors.New("no answer to server/discover in time")
+
+// DefaultProbeTimeout is how long a child may take to answer the
+// server/discover probe before it is taken for a legacy server (one that
+// ignores requests before initialize).
+const DefaultProbeTimeout = 3 * time.Second
+
+// start opens the child's session in its era (open) and fetches its
+// lists, all within the start-up timeout.
+func (c *child) start(plan startPlan) {
+	<-c.spawned
+	if c.conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeoutCause(c.a.ctx, c.a.opts.StartupTimeout, errStartupTimeout)
+	defer cancel()
+	if what, err := c.open(ctx, plan); err != nil {
+		c.drop(c.startError(what, ctx, err))
+		return
+	}
+	c.markInited()
+	if err := c.fetchLists(ctx); err != nil {
+		c.drop(c.startError("tools/list", ctx, err))
+		return
+	}
+	c.mu.Lock()
+	if c.state != stateStarting {
+		c.mu.Unlock()
+		return
+	}
+	c.state = stateRunning
+	c.startup = time.Since(c.startedAt)
+	c.mu.Unlock()
+	c.a.log.Debugf("server %q: ready in %v, speaking %s", c.key, c.startup, c.status().version)
+	c.a.rebuild()
+	c.markReady()
+	if c.modern.Load() {
+		c.listenForChanges()
+	}
+}
+
+// open starts the child's session: for a modern client, a server/discover
+// probe first; else, or when the probe finds a legacy server, initialize;
+// and when initialize is refused by a server that speaks only the modern
+// era, server/discover. It returns what failed and why.
+func (c *child) open(ctx context.Context, plan startPlan) (string, error) {
+	if plan.probe {
+		pctx, cancel := context.WithTimeoutCause(ctx, c.a.opts.ProbeTimeout, errProbeTimeout)
+		legacy, err := c.discover(pctx)
+		cancel()
+		switch {
+		case err == nil:
+			return "", nil
+		case !legacy && ctx.Err() == nil && !errors.Is(context.Cause(pctx), errProbeTimeout):
+			return "server/discover", err
+		}
+		c.a.log.Debugf("server %q: legacy server (server/discover: %v); initializing it", c.key, err)
+	}
+	err := c.initialize(ctx, plan.init)
+	var modern *modernOnlyError
+	if errors.As(err, &modern) {
+		c.a.log.Debugf("server %q: %v; serving it in the %s era", c.key, err, ModernVersion)
+		if _, err := c.discover(ctx); err != nil {
+			return "server/discover", err
+		}
+		return "", nil
+	}
+	return "initialize", err
+}
+
+func (c *child) startError(what string, ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), errStartupTimeout) && ctx.Err() != nil {
+		return fmt.Errorf("server %q did not answer %s within the start-up timeout of %v", c.key, what, c.a.opts.StartupTimeout)
+	}
+	return c.lost(err)
+}
+
+// modernOnlyError is a child's refusal of initialize that names the
+// modern version: it speaks only the modern era.
+type modernOnlyError struct {
+	key string
+	err []byte
+}
+
+func (e *modernOnlyError) Error() string {
+	return fmt.Sprintf("server %q refused initialize: %s", e.key, e.err)
+}
+
+func (c *child) initialize(ctx context.Context, params []byte) error {
+	resp, err := c.conn.Call(ctx, "initialize", params)
+	if err != nil {
+		return err
+	}
+	if resp.Error != nil {
+		if refusesLegacy(resp.Error) {
+			return &modernOnlyError{key: c.key, err: resp.Error}
+		}
+		return fmt.Errorf("server %q answered initialize with an error: %s", c.key, resp.Error)
+	}
+	version, _ := jsonrpc.StringMember(resp.Result, "protocolVersion")
+	if !isSupported(version) {
+		return fmt.Errorf("server %q answered initialize with protocol version %q, which is not one of %s", c.key, version, strings.Join(supportedVersions, ", "))
+	}
+	caps := parseServerCapabilities(resp.Result)
+	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
+	c.mu.Lock()
+	c.version, c.caps, c.instructions = version, caps, instructions
+	c.mu.Unlock()
+	if v := c.a.client.state().version; v != "" && v != version {
+		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, v)
+	}
+	return c.conn.Notify("notifications/initialized", nil)
+}
+
+// refusesLegacy reports whether an error answering initialize is a modern
+// server's -32022 that names the modern version.
+func refusesLegacy(errObj []byte) bool {
+	code, _ := jsonrpc.Member(errObj, "code")
+	if string(code) != "-32022" {
+		return false
+	}
+	data, _ := jsonrpc.Member(errObj, "data")
+	supported, _ := jsonrpc.Member(data, "supported")
+	versions, _ := jsonrpc.Elements(supported)
+	for _, v := range versions {
+		if s, _ := jsonrpc.String(v); s == ModernVersion {
+			return true
+		}
+	}
+	message, _ := jsonrpc.StringMember(errObj, "message")
+	return strings.Contains(message, ModernVersion)
+}
+
+// discover asks the child server/discover. A DiscoverResult that lists the
+// modern version makes it a modern child. legacy reports that the child
+// answered as a legacy server does (an error that is not a modern one, or
+// a -32022 naming only legacy versions).
+func (c *child) discover(ctx context.Context) (legacy bool, err error) {
+	resp, err := c.conn.Call(ctx, "server/discover", withMeta(nil, c.a.childMeta()))
+	if err != nil {
+		return false, err
+	}
+	if resp.Error != nil {
+		code, _ := jsonrpc.Member(resp.Error, "code")
+		if string(code) == "-32022" && !refusesLegacy(resp.Error) {
+			data, _ := jsonrpc.Member(resp.Error, "data")
+			supported, _ := jsonrpc.Member(data, "supported")
+			return speaksLegacy(supported), fmt.Errorf("server %q speaks none of %s: %s", c.key, strings.Join(modernVersions, ", "), resp.Error)
+		}
+		return string(code) != "-32022", fmt.Errorf("server %q answered server/discover with an error: %s", c.key, resp.Error)
+	}
+	supported, _ := jsonrpc.Member(resp.Result, "supportedVersions")
+	versions, _ := jsonrpc.Elements(supported)
+	if !slices.ContainsFunc(versions, func(v []byte) bool { s, _ := jsonrpc.String(v); return s == ModernVersion }) {
+		return speaksLegacy(supported), fmt.Errorf("server %q supports %s, not %s", c.key, supported, ModernVersion)
+	}
+	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
+	c.mu.Lock()
+	c.version, c.caps, c.instructions = ModernVersion, parseServerCapabilities(resp.Result), instructions
+	c.hints.discover = readCacheHint(resp.Result)
+	c.mu.Unlock()
+	c.modern.Store(true)
+	return false, nil
+}
+
+// speaksLegacy reports whether a list of versions names one of the legacy
+// versions the aggregator speaks.
+func speaksLegacy(supported []byte) bool {
+	versions, _ := jsonrpc.Elements(supported)
+	return slices.ContainsFunc(versions, func(v []byte) bool { s, _ := jsonrpc.String(v); return isSupported(s) })
+}
+
+// call sends a request of the aggregator's own to the child (a list, a
+// fan-out): a modern child gets the _meta of the client's era with it.
+func (c *child) call(ctx context.Context, method string, params []byte) (*jsonrpc.Message, error) {
+	if c.modern.Load() {
+		params = withMeta(params, c.a.childMeta())
+	}
+	return c.conn.Call(ctx, method, params)
+}

@@ -1,0 +1,314 @@
+package aggregator
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// A modern client over a legacy child: the child asks the client for input
+// with requests of its own (elicitation/create, sampling/createMessage,
+// roots/list) during a call, but a modern client takes no requests. The
+// call is answered input_required instead, with the child's requests as
+// inputRequests and a requestState of the aggregator's; the client's retry
+// (another call, with inputResponses and that requestState) hands the
+// answers to the child's waiting requests and waits for what the child
+// does next: its final answer, or more requests, round after round.
+//
+// A child's request is attributed to a call only when exactly one call
+// that may take input (tools/call, prompts/get, resources/read) is in
+// flight to that child; otherwise it is never guessed: the child gets an
+// error saying why.
+
+// inputMethods are the requests a legacy child may have a modern client
+// answer through input_required, with the capability each needs.
+var inputMethods = map[string]string{
+	"elicitation/create":     "elicitation",
+	"sampling/createMessage": "sampling",
+	"roots/list":             "roots",
+}
+
+// takesInput reports whether a method may be answered input_required.
+func takesInput(method string) bool {
+	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
+}
+
+// DefaultInputTimeout bounds how long a call answered input_required waits
+// for the client's retry before it is cancelled at the child.
+const DefaultInputTimeout = 5 * time.Minute
+
+// exchange is a call of a modern client to a legacy child that may take
+// input, from when it is sent to when the child answers it for good.
+type exchange struct {
+	a      *Aggregator
+	c      *child
+	origin *call  // the call the child got; its answer comes to origin
+	method string // the method a retry must have
+
+	mu     sync.Mutex // protects the fields below
+	waiter *call      // the client's call waiting now; nil while parked
+	asks   []inputAsk // the child's requests not answered yet
+	next   int        // numbers the asks' keys
+	token  string     // the requestState handed out, while parked
+	timer  *time.Timer
+	final  *jsonrpc.Message // the child's answer, when it came while parked
+	ended  bool
+}
+
+// inputAsk is a child's request waiting for the client's input.
+type inputAsk struct {
+	key    string
+	id     []byte // the child's id
+	method string
+	params []byte
+}
+
+// exchangeSet is a child's exchanges in flight.
+type exchangeSet struct {
+	mu sync.Mutex
+	xs []*exchange
+}
+
+func (s *exchangeSet) add(x *exchange) {
+	s.mu.Lock()
+	s.xs = append(s.xs, x)
+	s.mu.Unlock()
+}
+
+func (s *exchangeSet) remove(x *exchange) {
+	s.mu.Lock()
+	s.xs = slices.DeleteFunc(s.xs, func(y *exchange) bool { return y == x })
+	s.mu.Unlock()
+}
+
+// sole returns the one exchange in flight, and how many there are.
+func (s *exchangeSet) sole() (*exchange, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.xs) != 1 {
+		return nil, len(s.xs)
+	}
+	return s.xs[0], 1
+}
+
+// beginExchange makes the call, about to be sent to a legacy child, an
+// exchange, so that the child's requests during it reach the client.
+func (a *Aggregator) beginExchange(c *call) {
+	x := &exchange{a: a, c: c.child, origin: c, method: c.method, waiter: c}
+	c.exchange = x
+	c.child.exchanges.add(x)
+}
+
+// inputRequest takes a legacy child's request while the client is modern.
+func (c *child) inputRequest(m *jsonrpc.Message) {
+	need, ok := inputMethods[m.Method]
+	if !ok {
+		if m.Method == "ping" {
+			c.conn.Write(jsonrpc.AppendResult(nil, m.ID, []byte("{}")))
+			return
+		}
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" (the client speaks "+ModernVersion+", which has no requests from servers)"))
+		return
+	}
+	x, n := c.exchanges.sole()
+	if x == nil {
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+			"mcp-simple-aggregator: the client speaks %s, where a server asks for input only as part of a call; %d calls that may take input are in flight to this server, so %s cannot be given to exactly one of them", ModernVersion, n, m.Method)))
+		return
+	}
+	if !x.origin.declares(need) {
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
+		return
+	}
+	x.ask(inputAsk{id: m.ID, method: m.Method, params: m.Params})
+}
+
+// declares reports whether the modern request declared a client
+// capability in its _meta.
+func (c *call) declares(capability string) bool {
+	caps, _ := jsonrpc.Member(c.p.meta, metaClientCapabilities)
+	v, ok := jsonrpc.Member(caps, capability)
+	return ok && string(v) != "null"
+}
+
+// ask adds a child's request and, when a call of the client is waiting,
+// answers it input_required.
+func (x *exchange) ask(q inputAsk) {
+	x.mu.Lock()
+	if x.ended {
+		x.mu.Unlock()
+		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the call this request belongs to has ended"))
+		return
+	}
+	x.next++
+	q.key = "input-" + strconv.Itoa(x.next)
+	x.asks = append(x.asks, q)
+	w := x.present()
+	x.mu.Unlock()
+	if w != nil {
+		w.answer(w.line)
+	}
+}
+
+// presented is a call answered input_required, with its answer line.
+type presented struct {
+	*call
+	line []byte
+}
+
+// present parks the exchange: the waiting call is to be answered with the
+// asks not answered yet and a fresh requestState; with x.mu held. It
+// returns nil when no call waits or nothing is asked.
+func (x *exchange) present() *presented {
+	w := x.waiter
+	if w == nil || len(x.asks) == 0 {
+		return nil
+	}
+	x.waiter = nil
+	x.token = newInputToken()
+	x.a.parked.add(x.token, x)
+	x.timer = time.AfterFunc(x.a.opts.InputTimeout, func() { x.expire(x.token) })
+	b := []byte(`{"resultType":"input_required","inputRequests":{`)
+	for i, q := range x.asks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(jsonrpc.AppendString(b, q.key), `:{"method":`...)
+		b = jsonrpc.AppendString(b, q.method)
+		if q.params != nil {
+			b = append(append(b, `,"params":`...), q.params...)
+		}
+		b = append(b, '}')
+	}
+	b = jsonrpc.AppendString(append(b, `},"requestState":`...), x.token)
+	return &presented{w, jsonrpc.AppendResult(nil, w.id, append(b, '}'))}
+}
+
+// inputTokenPrefix begins every requestState of the aggregator's.
+const inputTokenPrefix = "mcp-simple-aggregator/input/"
+
+func newInputToken() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return inputTokenPrefix + hex.EncodeToString(b[:])
+}
+
+// resume is the client's retry of a call answered input_required, with
+// the aggregator's requestState: it takes the exchange (a token is good
+// once), hands the answers to the child's requests, and waits for what
+// the child does next. It returns the error to answer, if any.
+func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
+	x, ok := a.parked.take(token)
+	if !ok {
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState is unknown, expired or already used")
+	}
+	x.mu.Lock()
+	if x.c != ch || x.method != c.method || x.ended {
+		x.mu.Unlock()
+		a.parked.add(token, x) // not this call's: leave it for the right one
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to another request")
+	}
+	x.timer.Stop()
+	x.token = ""
+	responses, _ := jsonrpc.Member(c.params, "inputResponses")
+	var answered []inputAsk
+	x.asks = slices.DeleteFunc(x.asks, func(q inputAsk) bool {
+		if v, ok := jsonrpc.Member(responses, q.key); ok {
+			x.c.conn.Write(jsonrpc.AppendResult(nil, q.id, v))
+			answered = append(answered, q)
+			return true
+		}
+		return false
+	})
+	c.child, c.exchange = x.c, x
+	if final := x.final; final != nil {
+		x.ended = true
+		x.mu.Unlock()
+		x.c.exchanges.remove(x)
+		c.deliver(final, nil)
+		return nil
+	}
+	x.waiter = c
+	w := x.present()
+	x.mu.Unlock()
+	if w != nil {
+		w.answer(w.line)
+		return nil
+	}
+	if id := x.origin.sendState.id(); id != nil {
+		if cancelled := c.sent(id); cancelled != nil {
+			c.cancelAtChild(id, cancelled)
+		}
+	}
+	return nil
+}
+
+// finish is the child's answer to the exchange's call (or the error that
+// ended its connection): it returns the call waiting for it, if any; while
+// the exchange is parked, the answer waits for the client's retry.
+func (x *exchange) finish(resp *jsonrpc.Message, err error) *call {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.waiter == nil && err == nil && !x.ended {
+		x.final = resp
+		return nil
+	}
+	x.ended = true
+	x.c.exchanges.remove(x)
+	w := x.waiter
+	x.waiter = nil
+	return w
+}
+
+// abandon ends the exchange when the client cancelled the call waiting
+// for it (the child's call was cancelled with it).
+func (x *exchange) abandon() {
+	x.mu.Lock()
+	x.ended, x.waiter = true, nil
+	asks := x.asks
+	x.asks = nil
+	x.mu.Unlock()
+	x.c.exchanges.remove(x)
+	for _, q := range asks {
+		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client cancelled the call this request belongs to"))
+	}
+}
+
+// expire cancels a parked exchange the client never resumed.
+func (x *exchange) expire(token string) {
+	if _, ok := x.a.parked.take(token); !ok {
+		return // resumed meanwhile
+	}
+	x.mu.Lock()
+	x.ended = true
+	asks := x.asks
+	x.asks = nil
+	x.mu.Unlock()
+	x.c.exchanges.remove(x)
+	for _, q := range asks {
+		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client did not retry the call within "+x.a.opts.InputTimeout.String()))
+	}
+	if id := x.origin.sendState.id(); id != nil && x.c.conn.Forget(id) {
+		sendCancelled(x.c.conn, id, fmt.Errorf("the client did not retry the call within %v", x.a.opts.InputTimeout))
+	}
+	x.a.log.Debugf("server %q: a call waiting for the client's input was cancelled after %v", x.c.key, x.a.opts.InputTimeout)
+}
+
+// isInputToken reports whether a requestState is one of the aggregator's.
+func isInputToken(s string) bool { return strings.HasPrefix(s, inputTokenPrefix) }
+
+// stop ends a parked exchange's timer at shutdown.
+func (x *exchange) stop() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.timer != nil {
+		x.timer.Stop()
+	}
+}

@@ -1,0 +1,257 @@
+package aggregator
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// listenSet holds a modern client's open subscriptions/listen streams and
+// what each asked the children for its resource URIs: a modern child gets
+// a listen of its own for them, a legacy child resources/subscribe (one
+// per URI, however many of the client's streams want it).
+type listenSet struct {
+	mu      sync.Mutex // protects the fields below; a leaf but for conn writes
+	open    []*listen
+	legacy  map[*child]map[string]int // resources/subscribe sent, by child and URI: how many streams want it
+	byChild map[*child]map[string]*listen
+}
+
+// listen is one subscriptions/listen stream of the client.
+type listen struct {
+	id                        []byte // the client's request id: the subscription id
+	tools, prompts, resources bool   // the list changes it wants
+	uris                      []string
+	atChildren                []childListen // the listens opened at modern children for its URIs
+}
+
+// childListen is a listen opened at a modern child for a client's stream.
+type childListen struct {
+	c  *child
+	id []byte // its id at the child
+}
+
+// stamp returns params for a notification on the stream: its params with
+// the subscription id in _meta.
+func (l *listen) stamp(params []byte) []byte {
+	meta := append(append([]byte(`{"`+metaSubscriptionID+`":`), l.id...), '}')
+	if params == nil {
+		return append(append([]byte(`{"_meta":`), meta...), '}')
+	}
+	if old, ok := jsonrpc.Member(params, "_meta"); ok && len(old) > 0 && old[0] == '{' {
+		if m, err := jsonrpc.ReplaceMember(old, metaSubscriptionID, l.id); err == nil {
+			meta = m
+		}
+	}
+	out, err := jsonrpc.ReplaceMember(params, "_meta", meta)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// listFilter is the notifications member of subscriptions/listen.
+type listFilter struct {
+	tools, prompts, resources bool
+	uris                      []string
+}
+
+func readListFilter(params []byte) listFilter {
+	f, _ := jsonrpc.Member(params, "notifications")
+	on := func(key string) bool { v, _ := jsonrpc.Member(f, key); return string(v) == "true" }
+	lf := listFilter{tools: on("toolsListChanged"), prompts: on("promptsListChanged"), resources: on("resourcesListChanged")}
+	raw, _ := jsonrpc.Member(f, "resourceSubscriptions")
+	elems, _ := jsonrpc.Elements(raw)
+	for _, e := range elems {
+		if uri, ok := jsonrpc.String(e); ok && !slices.Contains(lf.uris, uri) {
+			lf.uris = append(lf.uris, uri)
+		}
+	}
+	return lf
+}
+
+// listen serves subscriptions/listen: it acknowledges what the aggregator
+// will send (list changes of lists some child has; the URIs some child
+// serves and can watch), then relays those notifications, stamped with the
+// stream's id, until the client cancels it. At shutdown the stream ends
+// with its result.
+func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
+	want := readListFilter(c.params)
+	caps, _ := a.childOffers()
+	var any childCapabilities
+	for _, cc := range caps {
+		any.prompts, any.resources = any.prompts || cc.prompts, any.resources || cc.resources
+	}
+	l := &listen{id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
+	owners := make(map[*child][]string)
+	for _, uri := range want.uris {
+		if o := a.resourceOwner(ctx, uri); o != nil && (o.modern.Load() || o.capabilities().subscribe) {
+			l.uris = append(l.uris, uri)
+			owners[o] = append(owners[o], uri)
+		}
+	}
+	a.listens.add(a.client.conn, l)
+	for o, uris := range owners {
+		a.listens.watch(ctx, l, o, uris)
+	}
+	<-ctx.Done()
+	a.listens.remove(l)
+	if a.ctx.Err() == nil {
+		return nil // cancelled by the client: no answer
+	}
+	result := append(append([]byte(`{"resultType":"complete","_meta":{"`+metaSubscriptionID+`":`), c.id...), "}}"...)
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// add opens the stream: the acknowledgement first, under the lock, so that
+// no notification of the stream can go before it.
+func (s *listenSet) add(up *jsonrpc.Conn, l *listen) {
+	ack := []byte(`{"notifications":{`)
+	sep := ""
+	for _, f := range []struct {
+		key string
+		on  bool
+	}{{"toolsListChanged", l.tools}, {"promptsListChanged", l.prompts}, {"resourcesListChanged", l.resources}} {
+		if f.on {
+			ack = append(ack, sep+`"`+f.key+`":true`...)
+			sep = ","
+		}
+	}
+	if len(l.uris) > 0 {
+		ack = append(ack, sep+`"resourceSubscriptions":[`...)
+		for i, u := range l.uris {
+			if i > 0 {
+				ack = append(ack, ',')
+			}
+			ack = jsonrpc.AppendString(ack, u)
+		}
+		ack = append(ack, ']')
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	up.Notify("notifications/subscriptions/acknowledged", l.stamp(append(ack, "}}"...)))
+	s.open = append(s.open, l)
+}
+
+// watch asks the child for updates of uris on the stream's behalf.
+func (s *listenSet) watch(ctx context.Context, l *listen, c *child, uris []string) {
+	if c.modern.Load() {
+		params := []byte(`{"notifications":{"resourceSubscriptions":[`)
+		for i, u := range uris {
+			if i > 0 {
+				params = append(params, ',')
+			}
+			params = jsonrpc.AppendString(params, u)
+		}
+		params = withMeta(append(params, "]}}"...), c.a.childMeta())
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		id, err := c.conn.Go("subscriptions/listen", params, func(*jsonrpc.Message, error) {})
+		if err == nil {
+			l.atChildren = append(l.atChildren, childListen{c, id})
+			if s.byChild == nil {
+				s.byChild = make(map[*child]map[string]*listen)
+			}
+			if s.byChild[c] == nil {
+				s.byChild[c] = make(map[string]*listen)
+			}
+			s.byChild[c][string(id)] = l
+		}
+		return
+	}
+	for _, uri := range uris {
+		s.mu.Lock()
+		if s.legacy == nil {
+			s.legacy = make(map[*child]map[string]int)
+		}
+		if s.legacy[c] == nil {
+			s.legacy[c] = make(map[string]int)
+		}
+		s.legacy[c][uri]++
+		first := s.legacy[c][uri] == 1
+		s.mu.Unlock()
+		if first {
+			params := jsonrpc.AppendString([]byte(`{"uri":`), uri)
+			if _, err := c.call(ctx, "resources/subscribe", append(params, '}')); err != nil && ctx.Err() == nil {
+				c.a.log.Warnf("server %q: resources/subscribe %s: %v", c.key, uri, err)
+			}
+		}
+	}
+}
+
+// remove ends the stream: its listens at children are cancelled, and the
+// URIs no other stream wants are unsubscribed.
+func (s *listenSet) remove(l *listen) {
+	s.mu.Lock()
+	s.open = slices.DeleteFunc(s.open, func(x *listen) bool { return x == l })
+	var unsubscribe []childURI
+	for _, cl := range l.atChildren {
+		delete(s.byChild[cl.c], string(cl.id))
+		if cl.c.conn.Forget(cl.id) {
+			sendCancelled(cl.c.conn, cl.id, nil)
+		}
+	}
+	for c, uris := range s.legacy {
+		for _, uri := range l.uris {
+			if n, ok := uris[uri]; ok {
+				if n == 1 {
+					delete(uris, uri)
+					unsubscribe = append(unsubscribe, childURI{c, uri})
+				} else {
+					uris[uri] = n - 1
+				}
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, cu := range unsubscribe {
+		if !cu.c.running() {
+			continue
+		}
+		params := jsonrpc.AppendString([]byte(`{"uri":`), cu.uri)
+		cu.c.conn.Go("resources/unsubscribe", append(params, '}'), func(*jsonrpc.Message, error) {})
+	}
+}
+
+type childURI struct {
+	c   *child
+	uri string
+}
+
+// listChanged sends a list_changed notification on every stream that asked
+// for it.
+func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.open {
+		if method == "notifications/tools/list_changed" && l.tools ||
+			method == "notifications/prompts/list_changed" && l.prompts ||
+			method == "notifications/resources/list_changed" && l.resources {
+			up.Notify(method, l.stamp(nil))
+		}
+	}
+}
+
+// resourceUpdated sends a child's notifications/resources/updated on the
+// streams it belongs to: for a modern child, the stream whose listen at the
+// child it names; for a legacy child, every stream that wants its URI.
+func (s *listenSet) resourceUpdated(up *jsonrpc.Conn, c *child, params []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.modern.Load() {
+		meta, _ := jsonrpc.Member(params, "_meta")
+		sub, _ := jsonrpc.Member(meta, metaSubscriptionID)
+		if l, ok := s.byChild[c][string(sub)]; ok {
+			up.Notify("notifications/resources/updated", l.stamp(params))
+		}
+		return
+	}
+	uri, _ := jsonrpc.StringMember(params, "uri")
+	for _, l := range s.open {
+		if slices.Contains(l.uris, uri) && s.legacy[c][uri] > 0 {
+			up.Notify("notifications/resources/updated", l.stamp(params))
+		}
+	}
+}

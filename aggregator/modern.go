@@ -1,0 +1,166 @@
+package aggregator
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// This file holds what results and requests of the modern era carry that
+// the legacy era's lack: resultType, the caching hints, serverInfo in
+// _meta, and the _meta of each request to a modern child.
+
+// cacheHint is how long a result may be cached and by whom (ttlMs and
+// cacheScope). The zero value is a legacy result's, which says nothing:
+// stale at once (ttl 0) and private, the most conservative reading.
+type cacheHint struct {
+	ttl    time.Duration
+	public bool
+	at     time.Time // when the result came
+}
+
+// childHints are a child's hints for its discover result and its lists,
+// as it last gave them; guarded by the child's mu.
+type childHints struct {
+	discover, tools, prompts, resources, templates cacheHint
+}
+
+// readCacheHint reads the hint of a modern result.
+func readCacheHint(result []byte) cacheHint {
+	h := cacheHint{at: time.Now()}
+	if raw, ok := jsonrpc.Member(result, "ttlMs"); ok {
+		if ms, err := strconv.ParseFloat(string(raw), 64); err == nil && ms > 0 {
+			h.ttl = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	scope, _ := jsonrpc.StringMember(result, "cacheScope")
+	h.public = scope == "public"
+	return h
+}
+
+// mergeHints is the hint of a result merged from several: the smallest
+// time left, and private when any of them is.
+func mergeHints(hs []cacheHint, now time.Time) cacheHint {
+	merged := cacheHint{public: len(hs) > 0, at: now}
+	for i, h := range hs {
+		left := max(h.ttl-now.Sub(h.at), 0)
+		if i == 0 || left < merged.ttl {
+			merged.ttl = left
+		}
+		merged.public = merged.public && h.public
+	}
+	return merged
+}
+
+// appendCacheHint appends the hint's members, with a leading comma.
+func appendCacheHint(b []byte, h cacheHint) []byte {
+	b = strconv.AppendInt(append(b, `,"ttlMs":`...), h.ttl.Milliseconds(), 10)
+	if h.public {
+		return append(b, `,"cacheScope":"public"`...)
+	}
+	return append(b, `,"cacheScope":"private"`...)
+}
+
+// modernResult turns a result the aggregator made for the legacy era into
+// the modern era's: resultType first, the caching hint and serverInfo in
+// _meta at the end (result has no _meta of its own).
+func (a *Aggregator) modernResult(result []byte, h cacheHint) []byte {
+	b := make([]byte, 0, len(result)+160)
+	b = append(b, `{"resultType":"complete"`...)
+	if body := objectBody(result); len(body) > 0 {
+		b = append(append(b, ','), body...)
+	}
+	b = appendCacheHint(b, h)
+	b = append(append(b, `,"_meta":{"`+metaServerInfo+`":`...), a.serverInfo()...)
+	return append(b, "}}"...)
+}
+
+// withResultType gives a legacy child's result the resultType a modern
+// client needs, and the hint of a read (cacheable) when it lacks one.
+func withResultType(result []byte, cacheable bool) []byte {
+	if len(result) == 0 || result[0] != '{' {
+		return result
+	}
+	if _, ok := jsonrpc.Member(result, "resultType"); ok {
+		return result
+	}
+	body := objectBody(result)
+	b := make([]byte, 0, len(result)+64)
+	b = append(b, `{"resultType":"complete"`...)
+	if len(body) > 0 {
+		b = append(append(b, ','), body...)
+	}
+	if _, ok := jsonrpc.Member(result, "ttlMs"); cacheable && !ok {
+		b = appendCacheHint(b, cacheHint{})
+	}
+	return append(b, '}')
+}
+
+// objectBody is what lies between an object's braces, spaces trimmed.
+func objectBody(obj []byte) []byte {
+	body := trimJSONSpace(obj)
+	if len(body) < 2 {
+		return nil
+	}
+	return trimJSONSpace(body[1 : len(body)-1])
+}
+
+func trimJSONSpace(b []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// childMeta is the _meta of the modern era for a request to a modern
+// child on the client's behalf: the modern version, the client's
+// capabilities and clientInfo, and the level a legacy client set with
+// logging/setLevel.
+func (a *Aggregator) childMeta() []byte {
+	s := a.client.state()
+	b := []byte(`{"` + metaProtocolVersion + `":"` + ModernVersion + `","` + metaClientCapabilities + `":`)
+	b = append(b, s.caps.raw()...)
+	info := s.info
+	if info == nil {
+		info = a.serverInfo()
+	}
+	b = append(append(b, `,"`+metaClientInfo+`":`...), info...)
+	if s.logLevel != "" {
+		b = jsonrpc.AppendString(append(b, `,"`+metaLogLevel+`":`...), s.logLevel)
+	}
+	return append(b, '}')
+}
+
+// withMeta returns params with the members of meta added to its _meta
+// where it lacks them (params nil: an object of _meta alone).
+func withMeta(params, meta []byte) []byte {
+	if len(objectBody(params)) == 0 {
+		return append(append([]byte(`{"_meta":`), meta...), '}')
+	}
+	existing, ok := jsonrpc.Member(params, "_meta")
+	if !ok || len(existing) == 0 || existing[0] != '{' {
+		out, err := jsonrpc.ReplaceMember(params, "_meta", meta)
+		if err != nil {
+			return params
+		}
+		return out
+	}
+	ms, _ := jsonrpc.Members(meta)
+	for _, m := range ms {
+		if _, has := jsonrpc.Member(existing, m.Key); !has {
+			if more, err := jsonrpc.ReplaceMember(existing, m.Key, m.Value); err == nil {
+				existing = more
+			}
+		}
+	}
+	out, err := jsonrpc.ReplaceMember(params, "_meta", existing)
+	if err != nil {
+		return params
+	}
+	return out
+}
