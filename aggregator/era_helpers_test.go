@@ -15,7 +15,7 @@ import (
 // itself, as a server of its kind does, and hands every other message to
 // the test, like a puppet.
 const (
-	legacyKind = "legacy" // answers initialize; server/discover is -32601
+	legacyKind = "legacy" // answers initialize; server/discover is -32601; one subscribable resource
 	silentKind = "silent" // legacy, and says nothing to server/discover
 	modernKind = "modern" // answers server/discover; initialize is -32022
 )
@@ -34,7 +34,7 @@ func eraScript(kind string, pp *puppet) func(m *jsonrpc.Message, line []byte, ou
 		case m.Method == "initialize" && kind == modernKind:
 			fail(m, `{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}`)
 		case m.Method == "initialize":
-			answer(m, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"p","version":"1"}}`)
+			answer(m, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{},"resources":{"subscribe":true}},"serverInfo":{"name":"p","version":"1"}}`)
 		case m.Method == "server/discover" && kind == modernKind:
 			answer(m, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":60000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"1"}}}`)
 		case m.Method == "server/discover" && kind == legacyKind:
@@ -48,6 +48,13 @@ func eraScript(kind string, pp *puppet) func(m *jsonrpc.Message, line []byte, ou
 			answer(m, modernList)
 		case m.Method == "tools/list":
 			answer(m, `{"tools":[{"name":"x"}]}`)
+		case m.Method == "resources/list":
+			answer(m, `{"resources":[{"uri":"file:///a","name":"a"}]}`)
+		case m.Method == "resources/templates/list":
+			answer(m, `{"resourceTemplates":[]}`)
+		case m.Method == "resources/subscribe", m.Method == "resources/unsubscribe":
+			answer(m, `{}`)
+			pp.got <- strings.TrimSpace(string(line))
 		case m.Method == "subscriptions/listen" && kind == modernKind:
 			f, _ := jsonrpc.Member(m.Params, "notifications")
 			out(pp).Write(jsonrpc.AppendNotification(nil, "notifications/subscriptions/acknowledged",

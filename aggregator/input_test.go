@@ -1,0 +1,165 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// inputRound reads a call's input_required answer and returns its
+// inputRequests and requestState.
+func inputRound(t *testing.T, line string) (map[string]any, string) {
+	t.Helper()
+	r := decode(t, line).Result
+	if r["resultType"] != "input_required" {
+		t.Fatalf("want input_required, got %s", line)
+	}
+	asks, _ := r["inputRequests"].(map[string]any)
+	state, _ := r["requestState"].(string)
+	return asks, state
+}
+
+// retryLine is a modern client's retry of legacy:x with its answers.
+func retryLine(id, state, responses string) string {
+	return modernLine(id, "tools/call", `"name":"legacy:x","arguments":{},"inputResponses":`+responses+`,"requestState":"`+state+`"`)
+}
+
+// A legacy child's requests during a modern client's call become
+// input_required answers; each retry hands the answers to the child and
+// waits for its next move, over as many rounds as it takes; a
+// requestState is good once.
+func TestModernClientLegacyChildTwoRounds(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
+	callID := idOf(t, pl.heard(t))
+
+	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"name?"}}`)
+	asks, state := inputRound(t, h.read())
+	if ask, _ := json.Marshal(asks["input-1"]); string(ask) != `{"method":"elicitation/create","params":{"message":"name?"}}` {
+		t.Fatalf("inputRequests %v", asks)
+	}
+	h.send(retryLine("3", state, `{"input-1":{"action":"accept","content":{"name":"Ada"}}}`))
+	if got := pl.heard(t); got != `{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{"name":"Ada"}}}` {
+		t.Fatalf("the child got %s", got)
+	}
+
+	pl.say(`{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"message":"color?"}}`)
+	asks, state2 := inputRound(t, h.read())
+	if asks["input-2"] == nil || state2 == state {
+		t.Fatalf("second round: %v, state %q", asks, state2)
+	}
+	h.send(retryLine("4", state2, `{"input-2":{"action":"accept","content":{"color":"blue"}}}`))
+	pl.heard(t)
+	pl.say(`{"jsonrpc":"2.0","id":` + callID + `,"result":{"content":[{"type":"text","text":"Ada, blue"}]}}`)
+	if line := h.read(); line != `{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[{"type":"text","text":"Ada, blue"}]}}` {
+		t.Errorf("final answer: %s", line)
+	}
+	if code := errorCode(t, h.exchange(retryLine("5", state, `{}`))); code != -32602 {
+		t.Errorf("a used requestState: code %d, want -32602", code)
+	}
+}
+
+// A child's answer that comes while the call is parked waits for the
+// retry; a request for a capability the call did not declare is refused.
+func TestModernClientLegacyChildAnswersWhileParked(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
+	callID := idOf(t, pl.heard(t))
+	pl.say(`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`)
+	if got := pl.heard(t); !strings.Contains(got, `"id":7,"error":{"code":-32601`) {
+		t.Fatalf("undeclared roots/list: the child got %s", got)
+	}
+	pl.say(`{"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":{}}`)
+	_, state := inputRound(t, h.read())
+	pl.say(`{"jsonrpc":"2.0","id":` + callID + `,"result":{"content":[]}}`)
+	pl.say(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"sync"}}`)
+	h.send(retryLine("3", state, `{"input-1":{"action":"decline"}}`))
+	if line := h.read(); line != `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[]}}` {
+		t.Errorf("retry after the child answered: %s", line)
+	}
+	if got := pl.heard(t); got != `{"jsonrpc":"2.0","id":8,"result":{"action":"decline"}}` {
+		t.Errorf("the child got %s", got)
+	}
+}
+
+// A request of a child that cannot be given to exactly one call is never
+// guessed: with two calls in flight the child gets an error.
+func TestModernClientLegacyChildRequestNotGuessed(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
+	h.send(modernLine("3", "tools/call", `"name":"legacy:x","arguments":{}`))
+	pl.heard(t)
+	pl.heard(t)
+	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?"}}`)
+	if got := pl.heard(t); !strings.Contains(got, `"id":"e1","error"`) || !strings.Contains(got, "2 calls") {
+		t.Errorf("the child got %s, want an error naming the two calls", got)
+	}
+	pl.say(`{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"message":"?"}}`)
+	if got := pl.heard(t); !strings.Contains(got, `"id":"e2","error"`) {
+		t.Errorf("no call: the child got %s", got)
+	}
+}
+
+// A parked call the client never resumes is cancelled at the child after
+// InputTimeout, and its request answered with an error.
+func TestModernClientParkedCallExpires(t *testing.T) {
+	h, puppets := serveEras(t, Options{InputTimeout: 100 * time.Millisecond}, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
+	callID := idOf(t, pl.heard(t))
+	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?"}}`)
+	_, state := inputRound(t, h.read())
+	if got := pl.heard(t); !strings.Contains(got, `"id":"e1","error"`) || !strings.Contains(got, "did not retry") {
+		t.Errorf("the child's request: %s", got)
+	}
+	if got := pl.heard(t); got != `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+callID+`,"reason":"the client did not retry the call within 100ms"}}` {
+		t.Errorf("the child's call: %s", got)
+	}
+	if code := errorCode(t, h.exchange(retryLine("3", state, `{}`))); code != -32602 {
+		t.Errorf("an expired requestState: code %d, want -32602", code)
+	}
+}
+
+// A legacy client over a modern child: the child's input_required becomes
+// real requests to the client, and the call is retried with the answers
+// and the child's requestState until the child answers for good.
+func TestLegacyClientModernChildRounds(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, modernKind)
+	pm := puppets[modernKind]
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"modern:x","arguments":{"q":1}}}`)
+	got := pm.heard(t)
+	for round, state := range []string{"", "s1"} {
+		if state != "" && (!strings.Contains(got, `"requestState":"`+state+`"`) || !strings.Contains(got, `"inputResponses":{"k`)) {
+			t.Fatalf("round %d: the child got %s", round, got)
+		}
+		if !strings.Contains(got, `"name":"x","arguments":{"q":1}`) || !strings.Contains(got, `"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}`) {
+			t.Fatalf("round %d: the child got %s", round, got)
+		}
+		next := []string{"s1", "s2"}[round]
+		pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"input_required","inputRequests":{"k` + next + `":{"method":"elicitation/create","params":{"message":"` + next + `?"}}},"requestState":"` + next + `"}}`)
+		ask := decode(t, h.read())
+		if ask.Method != "elicitation/create" || ask.Params["message"] != next+"?" {
+			t.Fatalf("round %d: the client got %+v", round, ask)
+		}
+		h.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"action":"accept","content":{"n":"` + next + `"}}}`)
+		got = pm.heard(t)
+	}
+	if !strings.Contains(got, `"inputResponses":{"ks2":{"action":"accept","content":{"n":"s2"}}}`) || !strings.Contains(got, `"requestState":"s2"`) {
+		t.Fatalf("last retry: %s", got)
+	}
+	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"complete","content":[{"type":"text","text":"done"}]}}`)
+	if line := h.read(); line != `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[{"type":"text","text":"done"}]}}` {
+		t.Errorf("final: %s", line)
+	}
+}
