@@ -36,7 +36,7 @@ func eraScript(kind string, pp *puppet) func(m *jsonrpc.Message, line []byte, ou
 		case m.Method == "initialize":
 			answer(m, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{},"resources":{"subscribe":true}},"serverInfo":{"name":"p","version":"1"}}`)
 		case m.Method == "server/discover" && kind == modernKind:
-			answer(m, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":60000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"1"}}}`)
+			answer(m, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}},"ttlMs":60000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"1"}}}`)
 		case m.Method == "server/discover" && kind == legacyKind:
 			fail(m, `{"code":-32601,"message":"Method not found"}`)
 		case m.Method == "server/discover":
@@ -46,6 +46,10 @@ func eraScript(kind string, pp *puppet) func(m *jsonrpc.Message, line []byte, ou
 				return
 			}
 			answer(m, modernList)
+		case m.Method == "resources/list" && kind == modernKind:
+			answer(m, `{"resultType":"complete","resources":[{"uri":"file:///m","name":"m"}],"ttlMs":0,"cacheScope":"public"}`)
+		case m.Method == "resources/templates/list" && kind == modernKind:
+			answer(m, `{"resultType":"complete","resourceTemplates":[],"ttlMs":0,"cacheScope":"public"}`)
 		case m.Method == "tools/list":
 			answer(m, `{"tools":[{"name":"x"}]}`)
 		case m.Method == "resources/list":

@@ -17,6 +17,7 @@ type listenSet struct {
 	open    []*listen
 	legacy  map[*child]map[string]int // resources/subscribe sent, by child and URI: how many streams want it
 	byChild map[*child]map[string]*listen
+	standIns map[childURI][]byte // a legacy client's resources/subscribe to a modern child: the id of the listen standing for it
 }
 
 // listen is one subscriptions/listen stream of the client.
@@ -252,6 +253,45 @@ func (s *listenSet) resourceUpdated(up *jsonrpc.Conn, c *child, params []byte) {
 	for _, l := range s.open {
 		if slices.Contains(l.uris, uri) && s.legacy[c][uri] > 0 {
 			up.Notify("notifications/resources/updated", l.stamp(params))
+		}
+	}
+}
+
+// routeSubscribe routes resources/subscribe and unsubscribe by URI. A
+// modern child has neither: for a legacy client, a listen of the
+// aggregator's at the child stands for the subscription, and the request is
+// answered here.
+func (a *Aggregator) routeSubscribe(ctx context.Context, c *call) (target, []byte) {
+	t, bad := a.routeByURI(ctx, c)
+	if t.child == nil || !t.child.modern.Load() || c.modern {
+		return t, bad
+	}
+	uri, _ := c.uriString()
+	a.listens.standIn(t.child, uri, c.method == "resources/subscribe")
+	return target{}, jsonrpc.AppendResult(nil, c.id, []byte("{}"))
+}
+
+// standIn opens (on) or ends the listen at a modern child that stands for a
+// legacy client's subscription to uri.
+func (s *listenSet) standIn(c *child, uri string, on bool) {
+	key := childURI{c, uri}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, open := s.standIns[key]
+	switch {
+	case on && !open:
+		params := jsonrpc.AppendString([]byte(`{"notifications":{"resourceSubscriptions":[`), uri)
+		id, err := c.conn.Go("subscriptions/listen", withMeta(append(params, "]}}"...), c.a.childMeta()), func(*jsonrpc.Message, error) {})
+		if err == nil {
+			if s.standIns == nil {
+				s.standIns = make(map[childURI][]byte)
+			}
+			s.standIns[key] = id
+		}
+	case !on && open:
+		delete(s.standIns, key)
+		if c.conn.Forget(id) {
+			sendCancelled(c.conn, id, nil)
 		}
 	}
 }

@@ -95,3 +95,31 @@ func TestModernLogLevelForLegacyChild(t *testing.T) {
 		t.Errorf("a log with no call asking for it reached the client: %s", line)
 	}
 }
+
+// A legacy client's resources/subscribe to a modern child, which has no
+// such method, becomes a listen of the aggregator's at the child; the
+// child's updates reach the client; unsubscribe ends the listen.
+func TestLegacyClientSubscribesToModernChild(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, modernKind)
+	pm := puppets[modernKind]
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	<-pm.listens // the aggregator's own
+	if line := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"file:///m"}}`); line != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Fatalf("subscribe: %s", line)
+	}
+	listen := <-pm.listens
+	if !strings.Contains(listen, `"resourceSubscriptions":["file:///m"]`) {
+		t.Fatalf("the child got %s", listen)
+	}
+	update := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///m","_meta":{"io.modelcontextprotocol/subscriptionId":` + idOf(t, listen) + `}}}`
+	pm.say(update)
+	if line := h.read(); line != update {
+		t.Errorf("update: %s", line)
+	}
+	h.exchange(`{"jsonrpc":"2.0","id":4,"method":"resources/unsubscribe","params":{"uri":"file:///m"}}`)
+	if got := pm.heard(t); got != `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+idOf(t, listen)+`}}` {
+		t.Errorf("after unsubscribe the child got %s", got)
+	}
+}

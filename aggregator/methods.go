@@ -73,8 +73,8 @@ func init() { // a var initialiser would make an initialisation cycle
 		// Routed by URI: the child that listed it, else the one whose
 		// template matches (this may refresh the lists, so not quick).
 		"resources/read":        {route: (*Aggregator).routeByURI},
-		"resources/subscribe":   {route: (*Aggregator).routeByURI},
-		"resources/unsubscribe": {route: (*Aggregator).routeByURI},
+		"resources/subscribe":   {route: (*Aggregator).routeSubscribe},
+		"resources/unsubscribe": {route: (*Aggregator).routeSubscribe},
 
 		// Fanned out to every child that can serve it; answers merged.
 		"resources/list":           {serve: (*Aggregator).listResources},
