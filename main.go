@@ -15,6 +15,11 @@
 //	                         (Claude Desktop always gets them)
 //	--name NAME              serverInfo.name to report (default "mcp-simple-aggregator")
 //	--startup-timeout DUR    how long a server may take to start (default 30s)
+//	--probe-timeout DUR      how long a server may take to answer server/discover
+//	                         for a 2026-07-28 client before it is taken for a
+//	                         legacy server (default 3s)
+//	--input-timeout DUR      how long a call answered input_required waits for
+//	                         the client's retry (default 5m)
 //	--max-message-size SIZE  the longest message, either way (default 256MiB;
 //	                         0: no limit): a longer one from the client gets
 //	                         an error, a server that sends one is dropped
@@ -85,6 +90,12 @@ Flags:
                          shortened with a hash)
   --name NAME            serverInfo.name to report (default "mcp-simple-aggregator")
   --startup-timeout DUR  how long a server may take to start (default 30s)
+  --probe-timeout DUR    how long a server may take to answer server/discover
+                         for a 2026-07-28 client before it is taken for a
+                         legacy server (default 3s)
+  --input-timeout DUR    how long a call answered input_required (for a
+                         legacy server's request) waits for the client's
+                         retry before it is cancelled (default 5m)
   --max-message-size SIZE
                          the longest message, either way (default 256MiB;
                          0: no limit): a longer one from the client gets an
@@ -194,6 +205,7 @@ func writeWithin(w io.Writer, s string, d time.Duration) {
 type flags struct {
 	configPath, separator, name string
 	startupTimeout              time.Duration
+	probeTimeout, inputTimeout  time.Duration
 	maxMessage                  int
 	check, debug, showVersion   bool
 	strictNames                 bool
@@ -231,7 +243,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
 // newFlagSet defines the flags into f; valueErr receives the error of a
 // flag value that does not parse, in our own words.
 func newFlagSet() (*flags, *flag.FlagSet, *error) {
-	f := &flags{startupTimeout: 30 * time.Second, maxMessage: defaultMaxMessage}
+	f := &flags{startupTimeout: 30 * time.Second, maxMessage: defaultMaxMessage,
+		probeTimeout: aggregator.DefaultProbeTimeout, inputTimeout: aggregator.DefaultInputTimeout}
 	valueErr := new(error)
 	fs := flag.NewFlagSet("mcp-simple-aggregator", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -253,6 +266,14 @@ func newFlagSet() (*flags, *flag.FlagSet, *error) {
 	}
 	value("startup-timeout", func(v string) (err error) {
 		f.startupTimeout, err = parseTimeout(v)
+		return err
+	})
+	value("probe-timeout", func(v string) (err error) {
+		f.probeTimeout, err = parseTimeout(v)
+		return err
+	})
+	value("input-timeout", func(v string) (err error) {
+		f.inputTimeout, err = parseTimeout(v)
 		return err
 	})
 	value("max-message-size", func(v string) (err error) {
@@ -348,6 +369,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Separator:      f.separator,
 		StrictNames:    f.strictNames,
 		StartupTimeout: f.startupTimeout,
+		ProbeTimeout:   f.probeTimeout,
+		InputTimeout:   f.inputTimeout,
 		MaxMessageSize: f.maxMessage,
 		Servers:        cfg.Servers,
 		Log:            log,

@@ -98,8 +98,10 @@ func (c *child) spawn() {
 		c.drop(err)
 		return
 	}
-	c.proc = proc
-	c.conn = jsonrpc.NewConn(proc.Stdout(), proc.Stdin(), jsonrpc.Options{
+	// A legacy server may exit on the server/discover probe: it is then
+	// started again (once) and initialized.
+	c.proc = newRerunProcess(proc, func() (Process, error) { return c.a.opts.Start(c.server) })
+	c.conn = jsonrpc.NewConn(c.proc.Stdout(), c.proc.Stdin(), jsonrpc.Options{
 		// Writes to a child never block: one that stops reading its stdin
 		// must not stall the client or the other children.
 		Queue:       true,
@@ -114,7 +116,7 @@ func (c *child) spawn() {
 		Cancelled: func(id json.RawMessage, cause error) {
 			// initialize and the server/discover probe are never cancelled:
 			// before initialize, a legacy server knows of no request.
-			if !errors.Is(cause, errStartupTimeout) && !errors.Is(cause, errProbeTimeout) {
+			if !errors.Is(cause, errStartupTimeout) && !errors.Is(cause, errProbeTimeout) && !errors.Is(cause, errRerun) {
 				sendCancelled(c.conn, id, cause)
 			}
 		},

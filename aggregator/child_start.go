@@ -70,13 +70,11 @@ func (c *child) start(plan startPlan) {
 // era, server/discover. It returns what failed and why.
 func (c *child) open(ctx context.Context, plan startPlan) (string, error) {
 	if plan.probe {
-		pctx, cancel := context.WithTimeoutCause(ctx, c.a.opts.ProbeTimeout, errProbeTimeout)
-		legacy, err := c.discover(pctx)
-		cancel()
-		switch {
-		case err == nil:
+		legacy, err := c.probe(ctx)
+		if err == nil {
 			return "", nil
-		case !legacy && ctx.Err() == nil && !errors.Is(context.Cause(pctx), errProbeTimeout):
+		}
+		if !legacy {
 			return "server/discover", err
 		}
 		c.a.log.Debugf("server %q: legacy server (server/discover: %v); initializing it", c.key, err)
@@ -91,6 +89,25 @@ func (c *child) open(ctx context.Context, plan startPlan) (string, error) {
 		return "", nil
 	}
 	return "initialize", err
+}
+
+// probe asks the child server/discover within ProbeTimeout. A child that
+// answers as a legacy server, does not answer in time, or exits on it (and
+// was started again) is a legacy server.
+func (c *child) probe(ctx context.Context) (legacy bool, err error) {
+	rerunCtx, rerun := context.WithCancelCause(ctx)
+	defer rerun(nil)
+	pctx, cancel := context.WithTimeoutCause(rerunCtx, c.a.opts.ProbeTimeout, errProbeTimeout)
+	defer cancel()
+	if r, ok := c.proc.(*rerunProcess); ok {
+		r.arm(func() { rerun(errRerun) })
+		defer r.disarm()
+	}
+	legacy, err = c.discover(pctx)
+	if cause := context.Cause(pctx); err != nil && ctx.Err() == nil && (errors.Is(cause, errProbeTimeout) || errors.Is(cause, errRerun)) {
+		return true, cause
+	}
+	return legacy, err
 }
 
 func (c *child) startError(what string, ctx context.Context, err error) error {

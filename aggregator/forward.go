@@ -106,9 +106,14 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	}
 	if modern := c.child.modern.Load(); c.modern && !modern {
 		resp = c.upgrade(resp)
-	} else if modern && !c.modern && resp.Error == nil && isInputRequired(resp.Result) {
-		c.fulfil(resp)
-		return
+	} else if modern && !c.modern && resp.Error == nil {
+		if isInputRequired(resp.Result) {
+			c.fulfil(resp)
+			return
+		}
+		down := *resp
+		down.Result = legacyResult(resp.Result)
+		resp = &down
 	}
 	if modify := c.spec.modifyResponse; modify != nil {
 		if line := modify(c, resp); line != nil {

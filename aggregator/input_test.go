@@ -159,7 +159,7 @@ func TestLegacyClientModernChildRounds(t *testing.T) {
 		t.Fatalf("last retry: %s", got)
 	}
 	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"complete","content":[{"type":"text","text":"done"}]}}`)
-	if line := h.read(); line != `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[{"type":"text","text":"done"}]}}` {
+	if line := h.read(); line != `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"done"}]}}` {
 		t.Errorf("final: %s", line)
 	}
 }

@@ -22,6 +22,7 @@ type listenSet struct {
 
 // listen is one subscriptions/listen stream of the client.
 type listen struct {
+	c                         *call  // the listen request: once the client cancels it, nothing more is sent on it
 	id                        []byte // the client's request id: the subscription id
 	tools, prompts, resources bool   // the list changes it wants
 	uris                      []string
@@ -85,7 +86,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	for _, cc := range caps {
 		any.prompts, any.resources = any.prompts || cc.prompts, any.resources || cc.resources
 	}
-	l := &listen{id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
+	l := &listen{c: c, id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
 	owners := make(map[*child][]string)
 	for _, uri := range want.uris {
 		if o := a.resourceOwner(ctx, uri); o != nil && (o.modern.Load() || o.capabilities().subscribe) {
@@ -227,6 +228,9 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.open {
+		if l.c.isCancelled() {
+			continue
+		}
 		if method == "notifications/tools/list_changed" && l.tools ||
 			method == "notifications/prompts/list_changed" && l.prompts ||
 			method == "notifications/resources/list_changed" && l.resources {
@@ -244,14 +248,14 @@ func (s *listenSet) resourceUpdated(up *jsonrpc.Conn, c *child, params []byte) {
 	if c.modern.Load() {
 		meta, _ := jsonrpc.Member(params, "_meta")
 		sub, _ := jsonrpc.Member(meta, metaSubscriptionID)
-		if l, ok := s.byChild[c][string(sub)]; ok {
+		if l, ok := s.byChild[c][string(sub)]; ok && !l.c.isCancelled() {
 			up.Notify("notifications/resources/updated", l.stamp(params))
 		}
 		return
 	}
 	uri, _ := jsonrpc.StringMember(params, "uri")
 	for _, l := range s.open {
-		if slices.Contains(l.uris, uri) && s.legacy[c][uri] > 0 {
+		if slices.Contains(l.uris, uri) && s.legacy[c][uri] > 0 && !l.c.isCancelled() {
 			up.Notify("notifications/resources/updated", l.stamp(params))
 		}
 	}

@@ -33,6 +33,7 @@ func TestListenRelaysEveryChildsListChanges(t *testing.T) {
 	}
 
 	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`)
+	h.exchange(modernLine("8", "tools/list", "")) // the cancel is read
 	puppets[legacyKind].say(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	// Nothing more on the stream: the next line is the answer to the next
 	// request (the list refreshed first, so that it has nothing to wait

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 
@@ -163,4 +164,58 @@ func withMeta(params, meta []byte) []byte {
 		return params
 	}
 	return out
+}
+
+// legacyResult turns a modern child's result into one for a legacy client:
+// the members the legacy era lacks (resultType, the caching hint, the
+// child's serverInfo in _meta) go; every other byte stays. A result without
+// resultType is returned as it is.
+func legacyResult(result []byte) []byte {
+	if _, ok := jsonrpc.Member(result, "resultType"); !ok {
+		return result
+	}
+	out := removeMembers(result, func(key string) bool {
+		return key == "resultType" || key == "ttlMs" || key == "cacheScope"
+	})
+	meta, ok := jsonrpc.Member(out, "_meta")
+	if !ok || len(meta) == 0 || meta[0] != '{' {
+		return out
+	}
+	meta = removeMembers(meta, func(key string) bool { return key == metaServerInfo })
+	if len(objectBody(meta)) == 0 {
+		return removeMembers(out, func(key string) bool { return key == "_meta" })
+	}
+	if replaced, err := jsonrpc.ReplaceMember(out, "_meta", meta); err == nil {
+		return replaced
+	}
+	return out
+}
+
+// removeMembers returns a copy of obj without the members whose key drop
+// reports; every other byte is kept.
+func removeMembers(obj []byte, drop func(key string) bool) []byte {
+	open := bytes.IndexByte(obj, '{') + 1
+	out := append(make([]byte, 0, len(obj)), obj[:open]...)
+	from, kept := open, 0
+	jsonrpc.EachMember(obj, func(key []byte, _, end int) bool {
+		// From the end of the previous value: its comma (none for the
+		// first), spaces, the key and the value.
+		member := obj[from:end]
+		from = end
+		if drop(string(key)) {
+			return true
+		}
+		if q := bytes.IndexByte(member, '"'); q > 0 { // the separating comma goes
+			if c := bytes.IndexByte(member[:q], ','); c >= 0 {
+				member = member[c+1:]
+			}
+		}
+		if kept > 0 {
+			out = append(out, ',')
+		}
+		kept++
+		out = append(out, member...)
+		return true
+	})
+	return append(out, obj[from:]...)
 }

@@ -1,9 +1,14 @@
 package aggregator
 
 import (
+	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
 // A modern client is served in its era: discover answered from the
@@ -149,8 +154,8 @@ func TestLegacyClientOverModernOnlyChild(t *testing.T) {
 			t.Errorf("the child got %s\nwithout %s", got, want)
 		}
 	}
-	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"complete","content":[]}}`)
-	if line := h.read(); line != `{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[]}}` {
+	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"complete","content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"1"}}}}`)
+	if line := h.read(); line != `{"jsonrpc":"2.0","id":4,"result":{"content":[]}}` {
 		t.Errorf("answer: %s", line)
 	}
 }
@@ -169,5 +174,54 @@ func TestSilentLegacyChildIsInitializedAfterTheProbe(t *testing.T) {
 	}
 	if versions[silentKind] != "2025-11-25" || versions[modernKind] != ModernVersion {
 		t.Errorf("versions %v", versions)
+	}
+}
+
+// A legacy server that exits on the server/discover probe is started
+// again and initialized, at once (not after the probe's timeout).
+func TestChildExitingOnTheProbeIsStartedAgain(t *testing.T) {
+	var starts atomic.Int32
+	start := func(config.Server) (Process, error) {
+		n := starts.Add(1)
+		var p *fakeProcess
+		p = startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+			switch m.Method {
+			case "server/discover":
+				if n == 1 {
+					p.Stop() // exits on it, as some legacy servers do
+				}
+			case "initialize":
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`)))
+			case "tools/list":
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[{"name":"x"}]}`)))
+			}
+		})
+		return p, nil
+	}
+	h := serveOptions(t, Options{Start: start, ProbeTimeout: time.Hour}, "flaky")
+	if list := h.exchange(modernLine("1", "tools/list", "")); !strings.Contains(list, `"flaky:x"`) {
+		t.Fatalf("tools/list: %s\n%s", list, h.logged())
+	}
+	if n := starts.Load(); n != 2 {
+		t.Errorf("started %d times, want 2", n)
+	}
+	if v := h.a.children[0].status().version; v != "2025-11-25" {
+		t.Errorf("version %q", v)
+	}
+}
+
+// A modern child's result reaches a legacy client without what the legacy
+// era lacks; every other byte stays.
+func TestLegacyResult(t *testing.T) {
+	cases := map[string]string{
+		`{"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m"}}}`:                               `{"content":[]}`,
+		`{"resultType":"complete","content":[1], "_meta":{"k":1,"io.modelcontextprotocol/serverInfo":{}},"ttlMs":5,"cacheScope":"public"}`: `{"content":[1], "_meta":{"k":1}}`,
+		`{ "resultType" : "complete" }`: `{ }`,
+		`{"content":[]}`:                `{"content":[]}`,
+	}
+	for in, want := range cases {
+		if got := string(legacyResult([]byte(in))); got != want {
+			t.Errorf("legacyResult(%s) = %s, want %s", in, got, want)
+		}
 	}
 }

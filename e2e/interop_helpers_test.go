@@ -21,7 +21,7 @@ const interopDir = "interop"
 
 // interopPackages are the npm packages (under @modelcontextprotocol) the
 // interop scripts use; requireInterop installs them when one is missing.
-var interopPackages = []string{"sdk", "server-everything", "server-filesystem", "server-basic-vanillajs"}
+var interopPackages = []string{"sdk", "client", "server", "server-everything", "server-filesystem", "server-basic-vanillajs"}
 
 // interopInstall keeps two tests from running npm ci at once.
 var interopInstall sync.Mutex

@@ -123,6 +123,9 @@ func TestChildrenSpeakingOtherVersionsAreKeptOrDropped(t *testing.T) {
 	}
 }
 
+// A server/discover without the 2026-07-28 _meta is no modern request: it
+// gets an error at once (-32602), on which a dual-era client falls back to
+// initialize, and is served legacy.
 func TestServerDiscoverBeforeInitializeGetsAnErrorAtOnce(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha")})
 	begin := time.Now()
@@ -130,8 +133,8 @@ func TestServerDiscoverBeforeInitializeGetsAnErrorAtOnce(t *testing.T) {
 	if took := time.Since(begin); took > 2*time.Second {
 		t.Errorf("server/discover was answered after %v", took)
 	}
-	if code, _ := m.errorCode(); m.Error == nil || code != -32601 {
-		t.Errorf("server/discover answered %s, want error -32601 so that the client falls back to initialize", m.line)
+	if code, _ := m.errorCode(); m.Error == nil || code != -32602 {
+		t.Errorf("server/discover answered %s, want error -32602 so that the client falls back to initialize", m.line)
 	}
 	s.initialize("2025-11-25", "{}")
 	if text := toolText(t, s.result("tools/call", `{"name":"alpha:echo","arguments":{}}`)); text != "{}" {

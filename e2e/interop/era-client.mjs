@@ -4,7 +4,7 @@
 // spawned from the command after `--` (era-server.mjs directly, or the aggregator).
 //
 // Usage: node era-client.mjs --sdk v2|v1 --era modern|legacy|auto|default [--prefix P]
-//        [--timeout MS] [--probe-in-place] -- COMMAND ARGS...
+//        [--timeout MS] [--probe-in-place] [--scenario era|everything] -- COMMAND ARGS...
 //   --sdk v2          @modelcontextprotocol/client 2.x; v1: @modelcontextprotocol/sdk 1.32 (legacy only).
 //   --era modern      v2 versionNegotiation { pin: "2026-07-28" }: server/discover, no fallback.
 //   --era legacy      v2 versionNegotiation "legacy": the initialize handshake, no probe.
@@ -17,6 +17,14 @@
 //                     server/discover probe of auto/pinned modes on a disposable SIBLING process
 //                     when the transport is exactly StdioClientTransport (so the server command
 //                     is spawned twice); a subclass probes in place, on the session's own pipe.
+//   --scenario S      era (the default): the scenario below, for era-server.mjs and
+//                     legacy-server.mjs. everything: for the reference server-everything (legacy
+//                     only, as e2e/gosdk's --scenario everything): list tools; call P+echo
+//                     {message:"hi"}; call P+trigger-elicitation-request (1 elicitation expected,
+//                     its text goes into "twoRound"); no list-change step.
+//
+// The server command gets this process's whole environment (the SDKs' default passes on only a few
+// variables such as PATH and HOME), so that e.g. GORACE reaches an aggregator built with -race.
 //
 // Scenario: connect; record the protocol version, era, server info and capabilities as the SDK
 // sees them; list tools; call P+echo {text:"hi"}; call P+two_round, answering the form
@@ -43,7 +51,7 @@ const usage = (msg) => {
 };
 
 // ---- options
-const opt = { sdk: "v2", era: "default", prefix: "", timeout: 10000, probeInPlace: false };
+const opt = { sdk: "v2", era: "default", prefix: "", timeout: 10000, probeInPlace: false, scenario: "era" };
 const argv = process.argv.slice(2);
 let rest = null;
 for (let i = 0; i < argv.length; i++) {
@@ -51,7 +59,7 @@ for (let i = 0; i < argv.length; i++) {
   if (a === "--") { rest = argv.slice(i + 1); break; }
   if (a === "-h" || a === "--help") usage();
   if (a === "--probe-in-place") { opt.probeInPlace = true; continue; }
-  const key = { "--sdk": "sdk", "--era": "era", "--prefix": "prefix", "--timeout": "timeout" }[a];
+  const key = { "--sdk": "sdk", "--era": "era", "--prefix": "prefix", "--timeout": "timeout", "--scenario": "scenario" }[a];
   if (!key) usage(`unknown argument ${a}`);
   if (i + 1 >= argv.length) usage(`missing value for ${a}`);
   opt[key] = argv[++i];
@@ -61,13 +69,14 @@ if (!rest || rest.length === 0) usage("no command given after --");
 if (!["v1", "v2"].includes(opt.sdk)) usage(`--sdk must be v1 or v2, not ${opt.sdk}`);
 if (!["modern", "legacy", "auto", "default"].includes(opt.era)) usage(`bad --era ${opt.era}`);
 if (!Number.isFinite(opt.timeout) || opt.timeout <= 0) usage("bad --timeout");
+if (!["era", "everything"].includes(opt.scenario)) usage(`bad --scenario ${opt.scenario}`);
 
 const log = (...a) => console.error("[era-client]", ...a);
 const P = opt.prefix;
 
 // ---- the report
 const out = {
-  ok: false, sdk: opt.sdk, requestedEra: opt.era, prefix: P,
+  ok: false, sdk: opt.sdk, scenario: opt.scenario, requestedEra: opt.era, prefix: P,
   protocolVersion: null, era: null, serverInfo: null, capabilities: null,
   tools: null, echo: null, twoRound: null, elicitations: 0, elicitationMessages: [],
   listenHonoredFilter: null, listChanged: false, toolsAfter: null,
@@ -161,7 +170,7 @@ if (opt.sdk === "v2") {
   client.setRequestHandler("elicitation/create", (req) => answerElicitation(req.params));
   client.setNotificationHandler("notifications/tools/list_changed", onToolsListChanged);
   const Transport = opt.probeInPlace ? class InPlaceStdio extends StdioClientTransport {} : StdioClientTransport;
-  transport = new Transport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
+  transport = new Transport({ command: rest[0], args: rest.slice(1), env: { ...process.env }, stderr: "inherit" });
 } else {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
@@ -170,7 +179,7 @@ if (opt.sdk === "v2") {
   client = new Client(clientInfo, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, (req) => answerElicitation(req.params));
   client.setNotificationHandler(ToolListChangedNotificationSchema, onToolsListChanged);
-  transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
+  transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), env: { ...process.env }, stderr: "inherit" });
   // v1 has no getNegotiatedProtocolVersion(): it hands the version to the transport instead.
   transport.setProtocolVersion = (v) => { out.protocolVersion = v; };
 }
@@ -202,6 +211,21 @@ out.capabilities = client.getServerCapabilities() ?? null;
 log(`connected: ${out.protocolVersion} (${out.era}) to ${out.serverInfo?.name}`);
 
 await step("listTools", async () => { out.tools = (await client.listTools()).tools.map((t) => t.name); });
+
+if (opt.scenario === "everything") {
+  await step("echo", async () => {
+    const r = await client.callTool({ name: `${P}echo`, arguments: { message: "hi" } });
+    out.echo = textOf(r);
+    if (r.isError || out.echo !== "Echo: hi") throw new Error(`unexpected echo result ${JSON.stringify(r)}`);
+  });
+  await step("elicitation", async () => {
+    const r = await client.callTool({ name: `${P}trigger-elicitation-request`, arguments: {} });
+    out.twoRound = textOf(r);
+    if (r.isError || !out.twoRound.includes("- Name: Ada")) throw new Error(`unexpected trigger-elicitation-request result ${JSON.stringify(r)}`);
+    if (out.elicitations !== 1) throw new Error(`expected 1 elicitation, got ${out.elicitations}`);
+  });
+  await finish();
+}
 await step("echo", async () => {
   const r = await client.callTool({ name: `${P}echo`, arguments: { text: "hi" } });
   out.echo = textOf(r);
