@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -222,6 +223,28 @@ func TestLegacyResult(t *testing.T) {
 	for in, want := range cases {
 		if got := string(legacyResult([]byte(in))); got != want {
 			t.Errorf("legacyResult(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// --check shows the version each server speaks: a server that speaks only
+// the modern era is served in it, not failed.
+func TestCheckShowsEachServersVersion(t *testing.T) {
+	opts := Options{Name: "agg", Version: "test", Start: func(s config.Server) (Process, error) {
+		pp := &puppet{got: make(chan string, 64), listens: make(chan string, 64)}
+		pp.p = startScripted(eraScript(s.Key, pp))
+		return pp.p, nil
+	}}
+	for _, k := range []string{legacyKind, modernKind} {
+		opts.Servers = append(opts.Servers, config.Server{Key: k, Command: "fake"})
+	}
+	var out strings.Builder
+	if ok := New(opts).Check(context.Background(), &out); !ok {
+		t.Fatalf("Check failed:\n%s", out.String())
+	}
+	for _, want := range []string{"legacy  ok      2025-11-25", "modern  ok      2026-07-28", "modern:x"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--check output lacks %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -97,9 +97,27 @@ type Conn struct {
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 	c := &Conn{r: r, w: w, opts: opts, pending: make(map[int64]Waiter), done: make(chan struct{})}
 	if opts.Queue {
-		c.direct = directWriter(w)
+		c.direct = DirectWriter(w)
 	}
 	return c
+}
+
+// TryWriter is a writer that can attempt a write without blocking, such as
+// a wrapper around a pipe whose file changes: TryWrite writes what it can
+// at once and says how much (0, nil when it would block).
+type TryWriter interface {
+	TryWrite(b []byte) (int, error)
+}
+
+// DirectWriter returns the function a queued Conn first writes a line to w
+// with, on the caller's goroutine, before it hands what is left to its
+// flusher goroutine: w's TryWrite, or a non-blocking write(2) when w is a
+// pipe in non-blocking mode; nil for any other writer.
+func DirectWriter(w io.Writer) func([]byte) (int, error) {
+	if tw, ok := w.(TryWriter); ok {
+		return tw.TryWrite
+	}
+	return directWriter(w)
 }
 
 // Run reads lines until the reader ends, dispatching each, and then closes
