@@ -220,6 +220,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			case <-finished:
 			}
 		}()
+		a.listens.endAll() // they would never be answered otherwise
 		a.client.inflight.waitEmpty(answerGrace, a.hurry)
 		a.shutdown()
 

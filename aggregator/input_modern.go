@@ -210,7 +210,11 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState is unknown, expired or already used")
 	}
 	x.mu.Lock()
-	if x.c != ch || x.method != c.method || x.ended {
+	if x.ended {
+		x.mu.Unlock()
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to a call that has ended (its server is gone)")
+	}
+	if x.c != ch || x.method != c.method {
 		x.mu.Unlock()
 		a.parked.add(token, x) // not this call's: leave it for the right one
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to another request")

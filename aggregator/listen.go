@@ -22,9 +22,10 @@ type listenSet struct {
 
 // listen is one subscriptions/listen stream of the client.
 type listen struct {
-	c                         *call  // the listen request: once the client cancels it, nothing more is sent on it
-	id                        []byte // the client's request id: the subscription id
-	tools, prompts, resources bool   // the list changes it wants
+	c                         *call         // the listen request: once the client cancels it, nothing more is sent on it
+	end                       chan struct{} // closed when the aggregator ends the stream (shutdown)
+	id                        []byte        // the client's request id: the subscription id
+	tools, prompts, resources bool          // the list changes it wants
 	uris                      []string
 	atChildren                []childListen // the listens opened at modern children for its URIs
 }
@@ -86,7 +87,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	for _, cc := range caps {
 		any.prompts, any.resources = any.prompts || cc.prompts, any.resources || cc.resources
 	}
-	l := &listen{c: c, id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
+	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
 	owners := make(map[*child][]string)
 	for _, uri := range want.uris {
 		if o := a.resourceOwner(ctx, uri); o != nil && (o.modern.Load() || o.capabilities().subscribe) {
@@ -98,9 +99,12 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	for o, uris := range owners {
 		a.listens.watch(ctx, l, o, uris)
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-l.end:
+	}
 	a.listens.remove(l)
-	if a.ctx.Err() == nil {
+	if ctx.Err() != nil && a.ctx.Err() == nil {
 		return nil // cancelled by the client: no answer
 	}
 	result := append(append([]byte(`{"resultType":"complete","_meta":{"`+metaSubscriptionID+`":`), c.id...), "}}"...)
@@ -135,6 +139,20 @@ func (s *listenSet) add(up *jsonrpc.Conn, l *listen) {
 	defer s.mu.Unlock()
 	up.Notify("notifications/subscriptions/acknowledged", l.stamp(append(ack, "}}"...)))
 	s.open = append(s.open, l)
+}
+
+// endAll ends every stream, each with its result: the client's input has
+// ended, and the aggregator is shutting down.
+func (s *listenSet) endAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.open {
+		select {
+		case <-l.end:
+		default:
+			close(l.end)
+		}
+	}
 }
 
 // watch asks the child for updates of uris on the stream's behalf.

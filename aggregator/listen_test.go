@@ -124,3 +124,17 @@ func TestLegacyClientSubscribesToModernChild(t *testing.T) {
 		t.Errorf("after unsubscribe the child got %s", got)
 	}
 }
+
+// At the end of the client's input an open stream ends with its result
+// (graceful closure), not with the shutdown error.
+func TestListenEndsWithItsResultAtShutdown(t *testing.T) {
+	h, _ := serveEras(t, Options{}, legacyKind)
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "subscriptions/listen", `"notifications":{"toolsListChanged":true}`))
+	h.read() // acknowledged
+	h.closeInput()
+	rest := h.rest()
+	if len(rest) != 1 || rest[0] != `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}` {
+		t.Errorf("after the input ended: %q", rest)
+	}
+}
