@@ -32,8 +32,9 @@ type call struct {
 
 	sendState // its id at the child, the client's cancel
 
-	localMu   sync.Mutex              // protects stopLocal
+	localMu   sync.Mutex              // protects stopLocal and localGen
 	stopLocal context.CancelCauseFunc // while it is routed or served here
+	localGen  int                     // counts the contexts local made
 }
 
 // paramsView is what routing needs from a request's params, read in one
@@ -198,10 +199,14 @@ func (c *call) local(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	c.localMu.Lock()
 	c.stopLocal = cancel
+	c.localGen++
+	gen := c.localGen
 	c.localMu.Unlock()
 	return ctx, func() {
 		c.localMu.Lock()
-		c.stopLocal = nil
+		if c.localGen == gen { // not a later context's (input rounds after routing)
+			c.stopLocal = nil
+		}
 		c.localMu.Unlock()
 		cancel(nil)
 	}
@@ -227,13 +232,14 @@ func (c *call) cancel(cause error) {
 // of the cancel, unless the request was still waiting to be written to
 // it: then it is taken out of the queue, and the child never sees it.
 func (c *call) cancelAtChild(id []byte, cause error) {
+	if c.exchange != nil {
+		c.exchange.cancel(c, id, cause)
+		return
+	}
 	conn := c.child.conn
 	withdrawn := conn.Withdraw(id)
 	if !withdrawn && !conn.Forget(id) || !c.settle() {
 		return // answered already
-	}
-	if c.exchange != nil {
-		c.exchange.abandon()
 	}
 	c.write(nil)
 	if !withdrawn {

@@ -40,12 +40,9 @@ func (c *child) notifyClient(m *jsonrpc.Message) {
 func (c *child) logLevelFor(level string) {
 	c.logging.Add(1)
 	c.mu.Lock()
-	set := c.caps.logging && c.logLevel != level
-	if set {
+	defer c.mu.Unlock() // Go under the lock: levels go out in the order they are set; it never blocks
+	if c.caps.logging && c.logLevel != level {
 		c.logLevel = level
-	}
-	c.mu.Unlock()
-	if set {
 		params := jsonrpc.AppendString([]byte(`{"level":`), level)
 		c.conn.Go("logging/setLevel", append(params, '}'), func(*jsonrpc.Message, error) {})
 	}

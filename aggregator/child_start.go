@@ -44,6 +44,9 @@ func (c *child) start(plan startPlan) {
 		return
 	}
 	c.markInited()
+	if c.modern.Load() {
+		c.listenForChanges() // before the lists, so that no change in between is missed
+	}
 	if err := c.fetchLists(ctx); err != nil {
 		c.drop(c.startError("tools/list", ctx, err))
 		return
@@ -59,9 +62,6 @@ func (c *child) start(plan startPlan) {
 	c.a.log.Debugf("server %q: ready in %v, speaking %s", c.key, c.startup, c.status().version)
 	c.a.rebuild()
 	c.markReady()
-	if c.modern.Load() {
-		c.listenForChanges()
-	}
 }
 
 // open starts the child's session: for a modern client, a server/discover
@@ -148,19 +148,18 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 	c.mu.Lock()
 	c.version, c.caps, c.instructions = version, caps, instructions
 	c.mu.Unlock()
-	if v := c.a.client.state().version; v != "" && v != version {
-		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, v)
+	if s := c.a.client.state(); s.era == eraLegacy && s.version != version {
+		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
 	}
 	return c.conn.Notify("notifications/initialized", nil)
 }
 
 // refusesLegacy reports whether an error answering initialize is a modern
-// server's -32022 that names the modern version.
+// server's refusal: it names the modern version in data.supported (as
+// -32022 does) or in its message (the spec leaves the code of a
+// modern-only server's answer to initialize to the server, and asks it to
+// name its versions).
 func refusesLegacy(errObj []byte) bool {
-	code, _ := jsonrpc.Member(errObj, "code")
-	if string(code) != "-32022" {
-		return false
-	}
 	data, _ := jsonrpc.Member(errObj, "data")
 	supported, _ := jsonrpc.Member(data, "supported")
 	versions, _ := jsonrpc.Elements(supported)
@@ -184,12 +183,12 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 	}
 	if resp.Error != nil {
 		code, _ := jsonrpc.Member(resp.Error, "code")
-		if string(code) == "-32022" && !refusesLegacy(resp.Error) {
-			data, _ := jsonrpc.Member(resp.Error, "data")
-			supported, _ := jsonrpc.Member(data, "supported")
-			return speaksLegacy(supported), fmt.Errorf("server %q speaks none of %s: %s", c.key, strings.Join(modernVersions, ", "), resp.Error)
+		if string(code) != "-32022" { // not a modern error: a legacy server
+			return true, fmt.Errorf("server %q answered server/discover with an error: %s", c.key, resp.Error)
 		}
-		return string(code) != "-32022", fmt.Errorf("server %q answered server/discover with an error: %s", c.key, resp.Error)
+		data, _ := jsonrpc.Member(resp.Error, "data")
+		supported, _ := jsonrpc.Member(data, "supported")
+		return speaksLegacy(supported), fmt.Errorf("server %q speaks none of %s: %s", c.key, strings.Join(modernVersions, ", "), resp.Error)
 	}
 	supported, _ := jsonrpc.Member(resp.Result, "supportedVersions")
 	versions, _ := jsonrpc.Elements(supported)

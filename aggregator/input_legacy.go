@@ -29,6 +29,11 @@ func isInputRequired(result []byte) bool {
 // a goroutine of its own that the client's cancel stops.
 func (c *call) fulfil(resp *jsonrpc.Message) {
 	ctx, release := c.local(c.a.ctx)
+	if c.isCancelled() { // before local: nothing would stop the rounds
+		release()
+		c.answer(nil)
+		return
+	}
 	served := c.a.goServe(func() {
 		defer release()
 		c.rounds(ctx, resp)
@@ -93,7 +98,7 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 		if !known || !caps.declared(need) {
 			return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q asked for input with %q, which the client did not declare (capability %q)", c.child.key, method, need))
 		}
-		answer, err := c.a.client.conn.Call(ctx, method, params)
+		answer, err := c.a.askClient(ctx, method, params)
 		if err != nil {
 			return nil, nil
 		}
@@ -106,4 +111,34 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 		responses = append(append(jsonrpc.AppendString(responses, q.Key), ':'), answer.Result...)
 	}
 	return append(responses, '}'), nil
+}
+
+// askClient sends a request to the client and waits for its answer; when
+// ctx ends first (the call was cancelled, or shutdown), the client is told
+// that the request is cancelled, as for a child's request relayed to it.
+func (a *Aggregator) askClient(ctx context.Context, method string, params []byte) (*jsonrpc.Message, error) {
+	up := a.client.conn
+	answered := make(chan *jsonrpc.Message, 1)
+	failed := make(chan error, 1)
+	id, err := up.Go(method, params, func(m *jsonrpc.Message, err error) {
+		if err != nil {
+			failed <- err
+			return
+		}
+		answered <- m
+	})
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case m := <-answered:
+		return m, nil
+	case err := <-failed:
+		return nil, err
+	case <-ctx.Done():
+		if up.Forget(id) {
+			sendCancelled(up, id, context.Cause(ctx))
+		}
+		return nil, context.Cause(ctx)
+	}
 }

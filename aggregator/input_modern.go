@@ -174,7 +174,8 @@ func (x *exchange) present() *presented {
 	x.waiter = nil
 	x.token = newInputToken()
 	x.a.parked.add(x.token, x)
-	x.timer = time.AfterFunc(x.a.opts.InputTimeout, func() { x.expire(x.token) })
+	token := x.token
+	x.timer = time.AfterFunc(x.a.opts.InputTimeout, func() { x.expire(token) })
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	for i, q := range x.asks {
 		if i > 0 {
@@ -205,21 +206,19 @@ func newInputToken() string {
 // once), hands the answers to the child's requests, and waits for what
 // the child does next. It returns the error to answer, if any.
 func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
+	if x, ok := a.parked.get(token); ok && (x.c != ch || x.method != c.method) {
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to another request")
+	}
 	x, ok := a.parked.take(token)
 	if !ok {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState is unknown, expired or already used")
 	}
 	x.mu.Lock()
+	x.timer.Stop()
 	if x.ended {
 		x.mu.Unlock()
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to a call that has ended (its server is gone)")
 	}
-	if x.c != ch || x.method != c.method {
-		x.mu.Unlock()
-		a.parked.add(token, x) // not this call's: leave it for the right one
-		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to another request")
-	}
-	x.timer.Stop()
 	x.token = ""
 	responses, _ := jsonrpc.Member(c.params, "inputResponses")
 	var answered []inputAsk
@@ -271,17 +270,34 @@ func (x *exchange) finish(resp *jsonrpc.Message, err error) *call {
 	return w
 }
 
-// abandon ends the exchange when the client cancelled the call waiting
-// for it (the child's call was cancelled with it).
-func (x *exchange) abandon() {
+// cancel is the client's cancel of c, the call waiting for the exchange:
+// decided under x.mu, so that it cannot cross present or finish (which
+// take the waiter there first). The child's call is cancelled at the child
+// with it, and its requests waiting for input get an error.
+func (x *exchange) cancel(c *call, id []byte, cause error) {
 	x.mu.Lock()
-	x.ended, x.waiter = true, nil
+	if x.waiter != c {
+		x.mu.Unlock()
+		return // answered already (input_required, or the child's answer)
+	}
+	x.waiter, x.ended = nil, true
 	asks := x.asks
 	x.asks = nil
 	x.mu.Unlock()
 	x.c.exchanges.remove(x)
+	conn := x.c.conn
+	withdrawn := conn.Withdraw(id)
+	if !withdrawn {
+		conn.Forget(id)
+	}
+	if c.settle() {
+		c.write(nil)
+	}
+	if !withdrawn {
+		sendCancelled(conn, id, cause)
+	}
 	for _, q := range asks {
-		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client cancelled the call this request belongs to"))
+		conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client cancelled the call this request belongs to"))
 	}
 }
 

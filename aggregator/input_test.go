@@ -163,3 +163,28 @@ func TestLegacyClientModernChildRounds(t *testing.T) {
 		t.Errorf("final: %s", line)
 	}
 }
+
+// The client's cancel of a retry waiting for the child cancels the child's
+// call and ends the exchange: the next call's requests are the next
+// call's.
+func TestModernClientCancelsARetry(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
+	callID := idOf(t, pl.heard(t))
+	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`)
+	_, state := inputRound(t, h.read())
+	h.send(retryLine("3", state, `{"input-1":{"action":"accept","content":{}}}`))
+	pl.heard(t) // the answer to e1
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user"}}`)
+	if got := pl.heard(t); got != `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+callID+`,"reason":"user"}}` {
+		t.Fatalf("after the cancel the child got %s", got)
+	}
+	h.send(modernLine("4", "tools/call", `"name":"legacy:x","arguments":{}`))
+	pl.heard(t)
+	pl.say(`{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{}}`)
+	if asks, _ := inputRound(t, h.read()); asks["input-1"] == nil {
+		t.Errorf("the next call's request: %v", asks)
+	}
+}

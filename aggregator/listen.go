@@ -28,6 +28,7 @@ type listen struct {
 	tools, prompts, resources bool          // the list changes it wants
 	uris                      []string
 	atChildren                []childListen // the listens opened at modern children for its URIs
+	subscribed                []childURI    // the legacy children's URIs it counts in listenSet.legacy
 }
 
 // childListen is a listen opened at a modern child for a client's stream.
@@ -67,8 +68,10 @@ func readListFilter(params []byte) listFilter {
 	lf := listFilter{tools: on("toolsListChanged"), prompts: on("promptsListChanged"), resources: on("resourcesListChanged")}
 	raw, _ := jsonrpc.Member(f, "resourceSubscriptions")
 	elems, _ := jsonrpc.Elements(raw)
+	seen := make(map[string]bool, len(elems))
 	for _, e := range elems {
-		if uri, ok := jsonrpc.String(e); ok && !slices.Contains(lf.uris, uri) {
+		if uri, ok := jsonrpc.String(e); ok && !seen[uri] {
+			seen[uri] = true
 			lf.uris = append(lf.uris, uri)
 		}
 	}
@@ -89,10 +92,10 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	}
 	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
 	owners := make(map[*child][]string)
-	for _, uri := range want.uris {
-		if o := a.resourceOwner(ctx, uri); o != nil && (o.modern.Load() || o.capabilities().subscribe) {
-			l.uris = append(l.uris, uri)
-			owners[o] = append(owners[o], uri)
+	for i, o := range a.resourceOwners(ctx, want.uris) {
+		if o != nil && (o.modern.Load() || o.capabilities().subscribe) {
+			l.uris = append(l.uris, want.uris[i])
+			owners[o] = append(owners[o], want.uris[i])
 		}
 	}
 	a.listens.add(a.client.conn, l)
@@ -109,6 +112,26 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	}
 	result := append(append([]byte(`{"resultType":"complete","_meta":{"`+metaSubscriptionID+`":`), c.id...), "}}"...)
 	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// resourceOwners finds the child serving each URI, as resourceOwner does,
+// with one refresh of the lists for all the URIs nobody listed.
+func (a *Aggregator) resourceOwners(ctx context.Context, uris []string) []*child {
+	owners := make([]*child, len(uris))
+	missed := false
+	for i, uri := range uris {
+		owners[i] = a.lookupResource(uri)
+		missed = missed || owners[i] == nil
+	}
+	if missed {
+		a.refreshEach(ctx, a.resourceChildren(), "resources/list", (*child).refreshResources)
+		for i, uri := range uris {
+			if owners[i] == nil {
+				owners[i] = a.lookupResource(uri)
+			}
+		}
+	}
+	return owners
 }
 
 // add opens the stream: the acknowledgement first, under the lock, so that
@@ -181,57 +204,58 @@ func (s *listenSet) watch(ctx context.Context, l *listen, c *child, uris []strin
 		}
 		return
 	}
+	// resources/subscribe goes, once for all streams, under the lock, so
+	// that it cannot cross the unsubscribe of a stream that ends (Go never
+	// blocks: the child's writes are queued).
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.legacy == nil {
+		s.legacy = make(map[*child]map[string]int)
+	}
+	if s.legacy[c] == nil {
+		s.legacy[c] = make(map[string]int)
+	}
 	for _, uri := range uris {
-		s.mu.Lock()
-		if s.legacy == nil {
-			s.legacy = make(map[*child]map[string]int)
-		}
-		if s.legacy[c] == nil {
-			s.legacy[c] = make(map[string]int)
-		}
-		s.legacy[c][uri]++
-		first := s.legacy[c][uri] == 1
-		s.mu.Unlock()
-		if first {
-			params := jsonrpc.AppendString([]byte(`{"uri":`), uri)
-			if _, err := c.call(ctx, "resources/subscribe", append(params, '}')); err != nil && ctx.Err() == nil {
-				c.a.log.Warnf("server %q: resources/subscribe %s: %v", c.key, uri, err)
-			}
+		l.subscribed = append(l.subscribed, childURI{c, uri})
+		if s.legacy[c][uri]++; s.legacy[c][uri] == 1 {
+			c.resourceRequest("resources/subscribe", uri)
 		}
 	}
+}
+
+// resourceRequest sends resources/subscribe or unsubscribe for uri to a
+// legacy child, without waiting: a failure is logged.
+func (c *child) resourceRequest(method, uri string) {
+	params := append(jsonrpc.AppendString([]byte(`{"uri":`), uri), '}')
+	c.conn.Go(method, params, func(m *jsonrpc.Message, err error) {
+		if err == nil && m.Error != nil {
+			err = rawError(m.Error)
+		}
+		if err != nil && c.a.ctx.Err() == nil {
+			c.a.log.Warnf("server %q: %s %s: %v", c.key, method, uri, err)
+		}
+	})
 }
 
 // remove ends the stream: its listens at children are cancelled, and the
 // URIs no other stream wants are unsubscribed.
 func (s *listenSet) remove(l *listen) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.open = slices.DeleteFunc(s.open, func(x *listen) bool { return x == l })
-	var unsubscribe []childURI
 	for _, cl := range l.atChildren {
 		delete(s.byChild[cl.c], string(cl.id))
 		if cl.c.conn.Forget(cl.id) {
 			sendCancelled(cl.c.conn, cl.id, nil)
 		}
 	}
-	for c, uris := range s.legacy {
-		for _, uri := range l.uris {
-			if n, ok := uris[uri]; ok {
-				if n == 1 {
-					delete(uris, uri)
-					unsubscribe = append(unsubscribe, childURI{c, uri})
-				} else {
-					uris[uri] = n - 1
-				}
+	for _, cu := range l.subscribed {
+		if s.legacy[cu.c][cu.uri]--; s.legacy[cu.c][cu.uri] == 0 {
+			delete(s.legacy[cu.c], cu.uri)
+			if cu.c.running() {
+				cu.c.resourceRequest("resources/unsubscribe", cu.uri)
 			}
 		}
-	}
-	s.mu.Unlock()
-	for _, cu := range unsubscribe {
-		if !cu.c.running() {
-			continue
-		}
-		params := jsonrpc.AppendString([]byte(`{"uri":`), cu.uri)
-		cu.c.conn.Go("resources/unsubscribe", append(params, '}'), func(*jsonrpc.Message, error) {})
 	}
 }
 
@@ -273,7 +297,7 @@ func (s *listenSet) resourceUpdated(up *jsonrpc.Conn, c *child, params []byte) {
 	}
 	uri, _ := jsonrpc.StringMember(params, "uri")
 	for _, l := range s.open {
-		if slices.Contains(l.uris, uri) && s.legacy[c][uri] > 0 && !l.c.isCancelled() {
+		if slices.Contains(l.subscribed, childURI{c, uri}) && !l.c.isCancelled() {
 			up.Notify("notifications/resources/updated", l.stamp(params))
 		}
 	}

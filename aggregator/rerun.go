@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -15,10 +16,10 @@ import (
 // both runs, so that nothing else of the child knows.
 type rerunProcess struct {
 	start func() (Process, error)
-	done  chan struct{} // closed once the last run has ended
+	done  chan struct{}       // closed once the last run has ended
+	cur   atomic.Pointer[run] // replaced under mu; read without it on every read and write
 
-	mu      sync.Mutex // protects the fields below; held while a rerun starts
-	cur     *run
+	mu      sync.Mutex    // protects the fields below; held while a rerun starts
 	onRerun func()        // armed: called once the process was started again
 	armed   chan struct{} // while armed; closed when disarmed or used
 	err     error         // how the last run ended; set before done closes
@@ -39,8 +40,9 @@ func newRun(p Process) *run {
 var errRerun = errors.New("the server exited on server/discover and was started again")
 
 func newRerunProcess(first Process, start func() (Process, error)) *rerunProcess {
-	r := &rerunProcess{start: start, done: make(chan struct{}), cur: newRun(first)}
-	go r.watch(r.cur)
+	r := &rerunProcess{start: start, done: make(chan struct{})}
+	r.cur.Store(newRun(first))
+	go r.watch(r.cur.Load())
 	return r
 }
 
@@ -55,8 +57,9 @@ func (r *rerunProcess) watch(cur *run) {
 		onRerun := r.onRerun
 		r.setArmed(nil)
 		if p, err := r.start(); err == nil {
-			r.cur = newRun(p)
-			go r.watch(r.cur)
+			next := newRun(p)
+			r.cur.Store(next)
+			go r.watch(next)
 			r.mu.Unlock()
 			onRerun()
 			return
@@ -92,16 +95,17 @@ func (r *rerunProcess) setArmed(onRerun func()) {
 func (r *rerunProcess) state() (*run, <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.cur, r.armed
+	return r.cur.Load(), r.armed
 }
 
 func (r *rerunProcess) disarm() { r.arm(nil) }
 
-func (r *rerunProcess) current() *run {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cur
+func (r *rerunProcess) isArmed() bool {
+	_, armed := r.state()
+	return armed != nil
 }
+
+func (r *rerunProcess) current() *run { return r.cur.Load() }
 
 func (r *rerunProcess) Stdin() io.WriteCloser { return rerunStdin{r} }
 func (r *rerunProcess) Stdout() io.Reader     { return rerunStdout{r} }
@@ -160,7 +164,7 @@ type rerunStdin struct{ r *rerunProcess }
 // it was for that run only.
 func (i rerunStdin) Write(b []byte) (int, error) {
 	n, err := i.r.current().p.Stdin().Write(b)
-	if _, armed := i.r.state(); err != nil && armed != nil {
+	if err != nil && i.r.isArmed() {
 		return len(b), nil
 	}
 	return n, err
@@ -179,7 +183,7 @@ func (i rerunStdin) TryWrite(b []byte) (int, error) {
 		return 0, nil
 	}
 	n, err := cur.direct(b)
-	if _, armed := i.r.state(); err != nil && armed != nil {
+	if err != nil && i.r.isArmed() {
 		return len(b), nil
 	}
 	return n, err

@@ -27,7 +27,7 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 		if childCursor != nil {
 			params = append(append([]byte(`{"cursor":`), childCursor...), '}')
 		}
-		resp, err := ch.conn.Call(ctx, "tasks/list", params)
+		resp, err := ch.call(ctx, "tasks/list", params)
 		if ctx.Err() != nil {
 			return nil
 		}
