@@ -20,6 +20,18 @@ func inputRound(t *testing.T, line string) (map[string]any, string) {
 	return asks, state
 }
 
+// legacyCall serves a modern client over a legacy child and has the
+// client call legacy:x (id 2); it returns once the child has the call,
+// with the child and the call's id at the child.
+func legacyCall(t *testing.T, opts Options) (*harness, *puppet, string) {
+	t.Helper()
+	h, puppets := serveEras(t, opts, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
+	return h, pl, idOf(t, pl.heard(t))
+}
+
 // retryLine is a modern client's retry of legacy:x with its answers.
 func retryLine(id, state, responses string) string {
 	return modernLine(id, "tools/call", `"name":"legacy:x","arguments":{},"inputResponses":`+responses+`,"requestState":"`+state+`"`)
@@ -30,11 +42,7 @@ func retryLine(id, state, responses string) string {
 // waits for its next move, over as many rounds as it takes; a
 // requestState is good once.
 func TestModernClientLegacyChildTwoRounds(t *testing.T) {
-	h, puppets := serveEras(t, Options{}, legacyKind)
-	pl := puppets[legacyKind]
-	h.exchange(modernLine("1", "tools/list", ""))
-	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
-	callID := idOf(t, pl.heard(t))
+	h, pl, callID := legacyCall(t, Options{})
 
 	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"name?"}}`)
 	asks, state := inputRound(t, h.read())
@@ -65,11 +73,7 @@ func TestModernClientLegacyChildTwoRounds(t *testing.T) {
 // A child's answer that comes while the call is parked waits for the
 // retry; a request for a capability the call did not declare is refused.
 func TestModernClientLegacyChildAnswersWhileParked(t *testing.T) {
-	h, puppets := serveEras(t, Options{}, legacyKind)
-	pl := puppets[legacyKind]
-	h.exchange(modernLine("1", "tools/list", ""))
-	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
-	callID := idOf(t, pl.heard(t))
+	h, pl, callID := legacyCall(t, Options{})
 	pl.say(`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`)
 	if got := pl.heard(t); !strings.Contains(got, `"id":7,"error":{"code":-32601`) {
 		t.Fatalf("undeclared roots/list: the child got %s", got)
@@ -110,11 +114,7 @@ func TestModernClientLegacyChildRequestNotGuessed(t *testing.T) {
 // A parked call the client never resumes is cancelled at the child after
 // InputTimeout, and its request answered with an error.
 func TestModernClientParkedCallExpires(t *testing.T) {
-	h, puppets := serveEras(t, Options{InputTimeout: 100 * time.Millisecond}, legacyKind)
-	pl := puppets[legacyKind]
-	h.exchange(modernLine("1", "tools/list", ""))
-	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
-	callID := idOf(t, pl.heard(t))
+	h, pl, callID := legacyCall(t, Options{InputTimeout: 100 * time.Millisecond})
 	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?"}}`)
 	_, state := inputRound(t, h.read())
 	if got := pl.heard(t); !strings.Contains(got, `"id":"e1","error"`) || !strings.Contains(got, "did not retry") {
@@ -168,11 +168,7 @@ func TestLegacyClientModernChildRounds(t *testing.T) {
 // call and ends the exchange: the next call's requests are the next
 // call's.
 func TestModernClientCancelsARetry(t *testing.T) {
-	h, puppets := serveEras(t, Options{}, legacyKind)
-	pl := puppets[legacyKind]
-	h.exchange(modernLine("1", "tools/list", ""))
-	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
-	callID := idOf(t, pl.heard(t))
+	h, pl, callID := legacyCall(t, Options{})
 	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`)
 	_, state := inputRound(t, h.read())
 	h.send(retryLine("3", state, `{"input-1":{"action":"accept","content":{}}}`))

@@ -41,6 +41,7 @@
 
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
+import { tapTransport } from "./lib.mjs";
 
 const usage = (msg) => {
   const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1);
@@ -110,24 +111,10 @@ const step = async (name, fn) => {
 const textOf = (r) => (r?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
 // tap records every message crossing the session transport (both ways) into out.wire.
-const tap = (transport) => {
-  const send = transport.send.bind(transport);
-  transport.send = (msg, o) => {
-    if (msg?.method) out.wire.sent.push(msg.method);
-    return send(msg, o);
-  };
-  let inner;
-  Object.defineProperty(transport, "onmessage", {
-    configurable: true,
-    get() { return inner; },
-    set(fn) {
-      inner = fn && ((msg, extra) => {
-        if (msg?.result?.resultType) out.wire.resultTypes.push(msg.result.resultType);
-        return fn(msg, extra);
-      });
-    },
-  });
-};
+const tap = (transport) => tapTransport(transport, {
+  onSend: (msg) => { if (msg?.method) out.wire.sent.push(msg.method); },
+  onReceive: (msg) => { if (msg?.result?.resultType) out.wire.resultTypes.push(msg.result.resultType); },
+});
 
 // The canned answers: fill in each requested field we know (name, color).
 const CANNED = { name: "Ada", color: "blue" };
