@@ -77,6 +77,15 @@ func (a *Aggregator) modernResult(result []byte, h cacheHint) []byte {
 	return append(b, "}}"...)
 }
 
+// result answers the call with a result the aggregator made, with the
+// resultType a modern client needs.
+func (c *call) result(result []byte) []byte {
+	if c.modern {
+		result = withResultType(result, false)
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
 // withResultType gives a legacy child's result the resultType a modern
 // client needs, and the hint of a read (cacheable) when it lacks one.
 func withResultType(result []byte, cacheable bool) []byte {

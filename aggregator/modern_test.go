@@ -248,3 +248,12 @@ func TestCheckShowsEachServersVersion(t *testing.T) {
 		}
 	}
 }
+
+// tasks/list, which the aggregator answers itself, carries resultType for
+// a modern client too.
+func TestModernTasksListHasResultType(t *testing.T) {
+	h, _ := serveEras(t, Options{}, legacyKind)
+	if line := h.exchange(modernLine("1", "tasks/list", "")); line != `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tasks":[]}}` {
+		t.Errorf("tasks/list: %s", line)
+	}
+}

@@ -42,9 +42,9 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 		if next == nil && len(page) == 0 {
 			continue
 		}
-		return jsonrpc.AppendResult(nil, c.id, a.taskListResult(page, idx, next))
+		return c.result(a.taskListResult(page, idx, next))
 	}
-	return jsonrpc.AppendResult(nil, c.id, []byte(`{"tasks":[]}`))
+	return c.result([]byte(`{"tasks":[]}`))
 }
 
 // childTaskPage maps one page of a child's tasks/list to the aggregator's
