@@ -25,6 +25,8 @@ type call struct {
 	modern      bool      // a request of the modern era (its _meta checked)
 	logLevel    string    // the modern request's logLevel, if any
 	exchange    *exchange // a modern call to a legacy child that may take input
+	progressAt  []byte    // a retry of an exchange: the token the child's progress carries (the first call's)...
+	progressAs  []byte    // ...and the retry's own, which the client gets instead
 	childParams []byte    // a legacy call's params as a modern child got them
 
 	child *child // the child serving it; set before it is sent there
@@ -178,7 +180,11 @@ func (c *call) write(line []byte) {
 // forgetProgress ends the progress the call's child may send: its token
 // leaves the child's table.
 func (c *call) forgetProgress() {
-	if c.p.progressTo != nil && c.child != nil {
+	switch {
+	case c.child == nil:
+	case c.progressAs != nil:
+		c.child.progress.remove(tokenKey(c.progressAt), c)
+	case c.p.progressTo != nil:
 		c.child.progress.remove(tokenKey(c.p.progressTo), c)
 	}
 }

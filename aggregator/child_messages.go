@@ -57,12 +57,18 @@ func (c *child) cancelled(params []byte) {
 // (another child's call's, or none) is dropped.
 func (c *child) progressed(params []byte) {
 	token, ok := jsonrpc.Member(params, "progressToken")
+	var call *call
 	if ok {
-		_, ok = c.progress.get(tokenKey(token))
+		call, ok = c.progress.get(tokenKey(token))
 	}
 	if !ok {
 		c.a.log.Debugf("server %q: progress for token %s, which is none of its calls', dropped", c.key, token)
 		return
+	}
+	if call.progressAs != nil { // a retry's: under the retry's token
+		if p, err := jsonrpc.ReplaceMember(params, "progressToken", call.progressAs); err == nil {
+			params = p
+		}
 	}
 	c.a.client.conn.Notify("notifications/progress", params)
 }

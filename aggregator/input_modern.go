@@ -239,6 +239,7 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 		return nil
 	}
 	x.waiter = c
+	x.followProgress(c)
 	w := x.present()
 	x.mu.Unlock()
 	if w != nil {
@@ -330,5 +331,19 @@ func (x *exchange) stop() {
 	defer x.mu.Unlock()
 	if x.timer != nil {
 		x.timer.Stop()
+	}
+}
+
+// followProgress lets the child's progress on the exchange's call, which
+// carries the first call's token, reach the client under the token of the
+// retry c, while c waits.
+func (x *exchange) followProgress(c *call) {
+	from, to := x.origin.p.progressTo, c.p.progressTo
+	if from == nil || to == nil {
+		return
+	}
+	c.progressAt, c.progressAs = from, to // before c is in the table, where the child's reader finds it
+	if !x.c.progress.add(tokenKey(from), c) {
+		c.progressAt, c.progressAs = nil, nil
 	}
 }

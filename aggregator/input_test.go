@@ -184,3 +184,27 @@ func TestModernClientCancelsARetry(t *testing.T) {
 		t.Errorf("the next call's request: %v", asks)
 	}
 }
+
+// The child's progress on a call, under the token of the client's first
+// request, reaches the client under the token of the retry that waits.
+func TestModernClientProgressFollowsTheRetry(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":"p1"},"name":"legacy:x"}}`)
+	callID := idOf(t, pl.heard(t))
+	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`)
+	_, state := inputRound(t, h.read())
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":"p2"},"name":"legacy:x","inputResponses":{"input-1":{"action":"decline"}},"requestState":"` + state + `"}}`)
+	pl.heard(t)
+	pl.say(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}`)
+	if line := h.read(); line != `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p2","progress":1}}` {
+		t.Errorf("progress: %s", line)
+	}
+	pl.say(`{"jsonrpc":"2.0","id":` + callID + `,"result":{"content":[]}}`)
+	h.read()
+	pl.say(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2}}`)
+	if line := h.exchange(modernLine("4", "tools/list", "")); !strings.Contains(line, `"id":4`) {
+		t.Errorf("progress after the call ended reached the client: %s", line)
+	}
+}
