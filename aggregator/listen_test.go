@@ -138,3 +138,29 @@ func TestListenEndsWithItsResultAtShutdown(t *testing.T) {
 		t.Errorf("after the input ended: %q", rest)
 	}
 }
+
+// A modern client's stream watches a modern child's URI through a listen
+// of the aggregator's at the child: the child's updates come on the
+// client's stream, and the client's cancel ends the child's listen.
+func TestListenWatchesAModernChildsURIThroughItsListen(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, modernKind)
+	pm := puppets[modernKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	<-pm.listens // the aggregator's own
+	h.send(modernLine(`"S"`, "subscriptions/listen", `"notifications":{"resourceSubscriptions":["file:///m"]}`))
+	if line := h.read(); !strings.Contains(line, `"resourceSubscriptions":["file:///m"]`) {
+		t.Fatalf("acknowledgement: %s", line)
+	}
+	listen := <-pm.listens
+	if !strings.Contains(listen, `"resourceSubscriptions":["file:///m"]`) {
+		t.Fatalf("the child got %s", listen)
+	}
+	pm.say(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///m","_meta":{"io.modelcontextprotocol/subscriptionId":` + idOf(t, listen) + `}}}`)
+	if line := h.read(); line != `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///m","_meta":{"io.modelcontextprotocol/subscriptionId":"S"}}}` {
+		t.Fatalf("update: %s", line)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"S"}}`)
+	if got := pm.heard(t); got != `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+idOf(t, listen)+`}}` {
+		t.Errorf("after the cancel the child got %s", got)
+	}
+}
