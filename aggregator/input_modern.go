@@ -221,14 +221,12 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 	}
 	x.token = ""
 	responses, _ := jsonrpc.Member(c.params, "inputResponses")
-	var answered []inputAsk
-	x.asks = slices.DeleteFunc(x.asks, func(q inputAsk) bool {
-		if v, ok := jsonrpc.Member(responses, q.key); ok {
+	x.asks = slices.DeleteFunc(x.asks, func(q inputAsk) bool { // the answered ones go to the child
+		v, ok := jsonrpc.Member(responses, q.key)
+		if ok {
 			x.c.conn.Write(jsonrpc.AppendResult(nil, q.id, v))
-			answered = append(answered, q)
-			return true
 		}
-		return false
+		return ok
 	})
 	c.child, c.exchange = x.c, x
 	if final := x.final; final != nil {

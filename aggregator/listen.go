@@ -98,6 +98,9 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 			owners[o] = append(owners[o], want.uris[i])
 		}
 	}
+	if ctx.Err() != nil { // cancelled (or shutdown) while the owners were found
+		return a.endedListen(ctx, c)
+	}
 	a.listens.add(a.client.conn, l)
 	for o, uris := range owners {
 		a.listens.watch(ctx, l, o, uris)
@@ -107,6 +110,12 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	case <-l.end:
 	}
 	a.listens.remove(l)
+	return a.endedListen(ctx, c)
+}
+
+// endedListen is the answer of a stream that has ended: none when the
+// client cancelled it, else its result.
+func (a *Aggregator) endedListen(ctx context.Context, c *call) []byte {
 	if ctx.Err() != nil && a.ctx.Err() == nil {
 		return nil // cancelled by the client: no answer
 	}
