@@ -460,6 +460,11 @@ func TestAChildThatDoesNotReadIsBounded(t *testing.T) {
 	// A cancel of a call still waiting: the child will never see it.
 	withdrawn := id - 2
 	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, withdrawn))
+	// The cancel is read before the child reads again (else the queue may
+	// drain first, and the cancel rightly go to the child).
+	if line := h.exchange(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`); line != `{"jsonrpc":"2.0","id":"ping","result":{}}` {
+		t.Fatalf("ping after the cancel: %s", line)
+	}
 	close(deaf)
 	// The child reads again: every call still waiting is answered, and
 	// new ones go through.
