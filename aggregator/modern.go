@@ -109,22 +109,11 @@ func withResultType(result []byte, cacheable bool) []byte {
 
 // objectBody is what lies between an object's braces, spaces trimmed.
 func objectBody(obj []byte) []byte {
-	body := trimJSONSpace(obj)
+	body := bytes.TrimSpace(obj)
 	if len(body) < 2 {
 		return nil
 	}
-	return trimJSONSpace(body[1 : len(body)-1])
-}
-
-func trimJSONSpace(b []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
+	return bytes.TrimSpace(body[1 : len(body)-1])
 }
 
 // childMeta is the _meta of the modern era for a request to a modern

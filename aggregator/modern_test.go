@@ -176,6 +176,10 @@ func TestSilentLegacyChildIsInitializedAfterTheProbe(t *testing.T) {
 	if versions[silentKind] != "2025-11-25" || versions[modernKind] != ModernVersion {
 		t.Errorf("versions %v", versions)
 	}
+	// A legacy child under a modern client is expected, not warned about.
+	if log := h.logged(); strings.Contains(log, "speaks protocol version") {
+		t.Errorf("a warning about the legacy child's version:\n%s", log)
+	}
 }
 
 // A legacy server that exits on the server/discover probe is started
@@ -227,10 +231,11 @@ func TestLegacyResult(t *testing.T) {
 	}
 }
 
-// --check shows the version each server speaks: a server that speaks only
-// the modern era is served in it, not failed.
+// --check (and the debug log) shows the version each server speaks: a
+// server that speaks only the modern era is served in it, not failed.
 func TestCheckShowsEachServersVersion(t *testing.T) {
-	opts := Options{Name: "agg", Version: "test", Start: func(s config.Server) (Process, error) {
+	var log syncBuffer
+	opts := Options{Name: "agg", Version: "test", Log: NewLogger(&log, "", true), Start: func(s config.Server) (Process, error) {
 		pp := &puppet{got: make(chan string, 64), listens: make(chan string, 64)}
 		pp.p = startScripted(eraScript(s.Key, pp))
 		return pp.p, nil
@@ -239,8 +244,15 @@ func TestCheckShowsEachServersVersion(t *testing.T) {
 		opts.Servers = append(opts.Servers, config.Server{Key: k, Command: "fake"})
 	}
 	var out strings.Builder
-	if ok := New(opts).Check(context.Background(), &out); !ok {
+	a := New(opts)
+	if ok := a.Check(context.Background(), &out); !ok {
 		t.Fatalf("Check failed:\n%s", out.String())
+	}
+	a.log.Flush(waitLimit)
+	for _, want := range []string{`server "legacy": ready in`, `, speaking 2025-11-25`, `server "modern": ready in`, `, speaking 2026-07-28`} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the debug log lacks %q:\n%s", want, log.String())
+		}
 	}
 	for _, want := range []string{"legacy  ok      2025-11-25", "modern  ok      2026-07-28", "modern:x"} {
 		if !strings.Contains(out.String(), want) {
@@ -255,5 +267,21 @@ func TestModernTasksListHasResultType(t *testing.T) {
 	h, _ := serveEras(t, Options{}, legacyKind)
 	if line := h.exchange(modernLine("1", "tasks/list", "")); line != `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tasks":[]}}` {
 		t.Errorf("tasks/list: %s", line)
+	}
+}
+
+// A modern-only server's refusal of initialize is known by the versions it
+// names, whatever its code (the spec leaves the code to the server).
+func TestRefusesLegacy(t *testing.T) {
+	cases := map[string]bool{
+		`{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}`: true,
+		`{"code":-32601,"message":"initialize is not supported: this server speaks 2026-07-28"}`:                                true,
+		`{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2027-01-01"]}}`:                          false,
+		`{"code":-32601,"message":"Method not found"}`:                                                                          false,
+	}
+	for errObj, want := range cases {
+		if got := refusesLegacy([]byte(errObj)); got != want {
+			t.Errorf("refusesLegacy(%s) = %t, want %t", errObj, got, want)
+		}
 	}
 }
