@@ -135,12 +135,7 @@ func main() {
 	// be inherited by the children.)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// stdin is read with blocking reads, which a Close cannot interrupt,
-	// so Serve gets it as a plain reader and does not wait for its reader
-	// on a signal: the process exits right after. (A stdin made pollable,
-	// whose Close would end the read, cost 5-12 us of CPU per call and a
-	// median 1.10x the added latency in BenchmarkOverhead, head to head.)
-	err := run(ctx, os.Args[1:], struct{ io.Reader }{os.Stdin}, os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err == nil {
 		os.Exit(0)
@@ -363,6 +358,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			log.Warnf("%v", err)
 		}
 	}()
+	loop, err := stdio.NewLoop()
+	if err != nil {
+		log.Debugf("reading each pipe on a goroutine of its own: %v", err)
+	}
+	defer loop.Close()
+	stdin = clientInput(stdin, loop, log)
 	agg := aggregator.New(aggregator.Options{
 		Name:           f.name,
 		Version:        programVersion(),
@@ -374,6 +375,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		MaxMessageSize: f.maxMessage,
 		Servers:        cfg.Servers,
 		Log:            log,
+		Go:             loop.Go,
 		Start: func(s config.Server) (aggregator.Process, error) {
 			p, err := stdio.Start(stdio.Spec{
 				Key:      s.Key,
@@ -382,6 +384,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				Env:      append(s.Environ(os.Environ()), chain.Env()),
 				Stderr:   log,
 				Watchdog: watchdog,
+				Loop:     loop,
 			})
 			if err != nil {
 				return nil, err
@@ -396,6 +399,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 	return agg.Serve(ctx, stdin, stdout)
+}
+
+// clientInput returns what Serve reads the client from. A pipe or a socket
+// is read on the loop, where the children's stdout are read too, and a
+// Close ends its read. Any other file is read with blocking reads, which a
+// Close cannot end: Serve gets it as a plain reader, not a Closer, and so
+// does not wait for its reader on a signal (the process exits right after).
+func clientInput(stdin io.Reader, loop *stdio.Loop, log *aggregator.Logger) io.Reader {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return stdin
+	}
+	if loop != nil {
+		r, err := loop.Reader(f)
+		if err == nil {
+			return r
+		}
+		log.Debugf("reading stdin on a goroutine of its own: %v", err)
+	}
+	return struct{ io.Reader }{f}
 }
 
 // startWatchdog starts this binary as the watchdog of the children's

@@ -85,6 +85,11 @@ type Options struct {
 	Log            *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
+	// Go runs the reader of a connection: the client's (in Serve) and each
+	// child's. nil: a goroutine each. main gives it a stdio.Loop's Go, so
+	// that the stdin and the children's stdout it made readable on one
+	// thread are read there; a reader's hooks then run on that thread.
+	Go func(run func())
 	// MaxMessageSize bounds one message, in bytes: a longer line of the
 	// client gets an error and is discarded; a child that sends one is
 	// dropped as broken. 0 means no bound.
@@ -156,6 +161,9 @@ func New(opts Options) *Aggregator {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
 	}
+	if opts.Go == nil {
+		opts.Go = func(run func()) { go run() }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Aggregator{
 		opts:   opts,
@@ -201,7 +209,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 	a.client.conn = up // before any child starts: their readers use it
 	a.startChildren()
 	readErr := make(chan error, 1)
-	go func() { readErr <- up.Run() }()
+	a.opts.Go(func() { readErr <- up.Run() })
 
 	var err error
 	select {

@@ -121,10 +121,10 @@ func (c *child) spawn() {
 			}
 		},
 	})
-	go func() {
+	c.a.opts.Go(func() {
 		defer close(c.unread)
 		c.conn.Run()
-	}()
+	})
 	go c.watch()
 	c.a.log.Debugf("server %q: started %s", c.key, c.server.Command)
 }

@@ -100,6 +100,11 @@ type Spec struct {
 	// group is killed even if the aggregator is (see [Watchdog]).
 	Watchdog *Watchdog
 
+	// Loop, when set, reads the child's stdout: [Process.Stdout] must then
+	// be read only by functions given to [Loop.Go]. Nil: a goroutine of
+	// the caller's reads it, as any pipe.
+	Loop *Loop
+
 	// StopGrace is the wait for each step of [Process.Stop]; 0 means
 	// DefaultStopGrace. It is also how long a read may wait for data on a
 	// pipe after the child has exited before giving up with ErrLeftOpen.
@@ -167,7 +172,7 @@ func Start(spec Spec) (*Process, error) {
 		grace = DefaultStopGrace
 	}
 
-	parent, child, err := openPipes()
+	parent, child, stdout, err := openPipes(spec.Loop, grace)
 	if err != nil {
 		return fail(err)
 	}
@@ -195,7 +200,7 @@ func Start(spec Spec) (*Process, error) {
 		grace:    grace,
 		cmd:      cmd,
 		stdin:    parent[0],
-		stdout:   newPipeReader(parent[1], grace),
+		stdout:   stdout,
 		stderr:   newPipeReader(parent[2], grace),
 		done:     make(chan struct{}),
 		hurry:    make(chan struct{}),
@@ -227,21 +232,33 @@ func resolve(spec Spec) (string, error) {
 }
 
 // openPipes opens the child's stdin, stdout and stderr: the parent's ends
-// (it writes the first, reads the others) and the child's.
-func openPipes() (parent, child [3]*os.File, err error) {
+// (it writes the first, reads the others) and the child's, and the reader
+// of the parent's end of stdout, which the loop reads if there is one.
+func openPipes(loop *Loop, grace time.Duration) (parent, child [3]*os.File, stdout *pipeReader, err error) {
 	for i := range 3 {
-		r, w, err := os.Pipe()
+		var r, w *os.File
+		if i == 1 && loop != nil {
+			stdout, w, err = loop.loopPipe(grace)
+			if err == nil {
+				r = stdout.f
+			}
+		} else {
+			r, w, err = os.Pipe()
+		}
 		if err != nil {
 			closeAll(parent[:i])
 			closeAll(child[:i])
-			return parent, child, err
+			return parent, child, nil, err
 		}
 		if i == 0 { // the child reads its stdin
 			r, w = w, r
 		}
 		parent[i], child[i] = r, w
 	}
-	return parent, child, nil
+	if stdout == nil {
+		stdout = newPipeReader(parent[1], grace)
+	}
+	return parent, child, stdout, nil
 }
 
 func closeAll(fs []*os.File) {
