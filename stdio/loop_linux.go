@@ -147,10 +147,15 @@ func (l *Loop) run() {
 	events := make([]syscall.EpollEvent, 64)
 	for {
 		n, err := syscall.EpollWait(l.epfd, events, l.timeout())
-		if err != nil && err != syscall.EINTR {
-			panic(os.NewSyscallError("epoll_wait", err)) // only a bug can cause it
-		}
 		poked := false
+		if err != nil && err != syscall.EINTR {
+			// Only a bug can cause it: end the loop as Close does, so
+			// that its reads fail instead of waiting for ever.
+			l.mu.Lock()
+			l.closing = true
+			l.mu.Unlock()
+			poked = true
+		}
 		for _, ev := range events[:max(n, 0)] {
 			if int(ev.Fd) == l.wake[0] {
 				poked = true
