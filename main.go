@@ -376,21 +376,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Servers:        cfg.Servers,
 		Log:            log,
 		Go:             loop.Go,
-		Start: func(s config.Server) (aggregator.Process, error) {
-			p, err := stdio.Start(stdio.Spec{
-				Key:      s.Key,
-				Command:  s.Command,
-				Args:     s.Args,
-				Env:      append(s.Environ(os.Environ()), chain.Env()),
-				Stderr:   log,
-				Watchdog: watchdog,
-				Loop:     loop,
-			})
-			if err != nil {
-				return nil, err
-			}
-			return p, nil
-		},
+		Start:          serverStarter(chain, log, watchdog, loop),
 	})
 	if f.check {
 		if !agg.Check(ctx, stdout) {
@@ -399,6 +385,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 	return agg.Serve(ctx, stdin, stdout)
+}
+
+// serverStarter returns the aggregator's Start: each server started with
+// the chain of configs above it in its environment, its stderr logged, its
+// process group told to the watchdog and its stdout read on the loop.
+func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog, loop *stdio.Loop) func(config.Server) (aggregator.Process, error) {
+	return func(s config.Server) (aggregator.Process, error) {
+		p, err := stdio.Start(stdio.Spec{
+			Key:      s.Key,
+			Command:  s.Command,
+			Args:     s.Args,
+			Env:      append(s.Environ(os.Environ()), chain.Env()),
+			Stderr:   log,
+			Watchdog: watchdog,
+			Loop:     loop,
+		})
+		if err != nil {
+			return nil, err // a nil *stdio.Process would be a non-nil Process
+		}
+		return p, nil
+	}
 }
 
 // clientInput returns what Serve reads the client from. A pipe or a socket

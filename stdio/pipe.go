@@ -104,3 +104,39 @@ func (r *pipeReader) stop(err error) error {
 	r.closeFile()
 	return err
 }
+
+// openPipes opens the child's stdin, stdout and stderr: the parent's ends
+// (it writes the first, reads the others) and the child's, and the reader
+// of the parent's end of stdout, which the loop reads if there is one.
+func openPipes(loop *Loop, grace time.Duration) (parent, child [3]*os.File, stdout *pipeReader, err error) {
+	for i := range 3 {
+		var r, w *os.File
+		if i == 1 && loop != nil {
+			stdout, w, err = loop.loopPipe(grace)
+			if err == nil {
+				r = stdout.f
+			}
+		} else {
+			r, w, err = os.Pipe()
+		}
+		if err != nil {
+			closeAll(parent[:i])
+			closeAll(child[:i])
+			return parent, child, nil, err
+		}
+		if i == 0 { // the child reads its stdin
+			r, w = w, r
+		}
+		parent[i], child[i] = r, w
+	}
+	if stdout == nil {
+		stdout = newPipeReader(parent[1], grace)
+	}
+	return parent, child, stdout, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
