@@ -52,6 +52,7 @@ type coroutine struct {
 	next     func() (struct{}, bool)
 	yield    func(struct{}) bool
 	fd       int       // the descriptor it waits on
+	listed   int       // the descriptor it is listed under in Loop.waiting; -1: none
 	deadline time.Time // zero: none
 	added    bool      // fd is in the epoll set
 	woken    wakeReason
@@ -209,7 +210,7 @@ func (l *Loop) waitingNow() []*coroutine {
 
 // start runs f as a new coroutine, up to its first wait.
 func (l *Loop) start(f func()) {
-	co := &coroutine{fd: -1}
+	co := &coroutine{fd: -1, listed: -1}
 	co.next, _ = iter.Pull(func(yield func(struct{}) bool) {
 		co.yield = yield
 		f()
@@ -217,13 +218,13 @@ func (l *Loop) start(f func()) {
 	l.resume(co, wokenReady)
 }
 
-// resume runs co until it waits again or returns.
+// resume runs co until it waits again or returns. A coroutine stays in
+// the waiting map while it runs (only a returned one leaves it, or one
+// that waits on another descriptor), so that a wait on the same pipe as
+// before costs no map update.
 func (l *Loop) resume(co *coroutine, why wakeReason) {
-	if l.waiting[co.fd] == co {
-		delete(l.waiting, co.fd)
-		if !co.deadline.IsZero() {
-			l.deadlines--
-		}
+	if !co.deadline.IsZero() {
+		l.deadlines--
 	}
 	co.woken = why
 	l.current = co
@@ -233,7 +234,11 @@ func (l *Loop) resume(co *coroutine, why wakeReason) {
 		l.forget(co)
 		return
 	}
-	l.waiting[co.fd] = co
+	if co.listed != co.fd {
+		l.unlist(co)
+		l.waiting[co.fd] = co
+		co.listed = co.fd
+	}
 	if !co.deadline.IsZero() {
 		l.deadlines++
 	}
@@ -250,8 +255,17 @@ func (l *Loop) resume(co *coroutine, why wakeReason) {
 	co.added = true
 }
 
+// unlist takes co out of the waiting map, if it is there.
+func (l *Loop) unlist(co *coroutine) {
+	if co.listed >= 0 && l.waiting[co.listed] == co {
+		delete(l.waiting, co.listed)
+	}
+	co.listed = -1
+}
+
 // forget drops a coroutine that returned.
 func (l *Loop) forget(co *coroutine) {
+	l.unlist(co)
 	if co.added {
 		syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_DEL, co.fd, nil)
 	}
