@@ -32,6 +32,24 @@ func TestDirectWriteAllocatesNothing(t *testing.T) {
 	}
 }
 
+// TestDirectWriteOfNothing: an empty write writes nothing and fails
+// nothing.
+func TestDirectWriteOfNothing(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	write := directWriter(w)
+	if write == nil {
+		t.Fatal("no direct writer for a pipe from os.Pipe")
+	}
+	if n, err := write(nil); n != 0 || err != nil {
+		t.Errorf("write(nil) = %d, %v; want 0, nil", n, err)
+	}
+}
+
 // TestConnDirectWriteAllocatesNothing: with Options.Queue, a line the pipe
 // takes at once goes out through Conn.Write without an allocation.
 func TestConnDirectWriteAllocatesNothing(t *testing.T) {

@@ -192,3 +192,33 @@ func TestLoopReadOutsideTheLoopFails(t *testing.T) {
 		t.Fatal("no error")
 	}
 }
+
+// A read into an empty buffer returns 0 and no error at once, as an
+// io.Reader should, and the pipe is still read after it.
+func TestLoopReadIntoNothing(t *testing.T) {
+	l := newTestLoop(t)
+	r, w := loopPipeForTest(t, l, time.Second)
+	type result struct {
+		empty, n int
+		err      error
+		data     string
+	}
+	done := make(chan result, 1)
+	l.Go(func() {
+		var res result
+		res.empty, res.err = r.Read(nil)
+		if res.err == nil {
+			buf := make([]byte, 16)
+			res.n, res.err = r.Read(buf)
+			res.data = string(buf[:res.n])
+		}
+		done <- res
+	})
+	if _, err := w.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.empty != 0 || res.err != nil || res.data != "x\n" {
+		t.Errorf("Read(nil) = %d, then %q, %v; want 0, then \"x\\n\", nil", res.empty, res.data, res.err)
+	}
+}

@@ -106,9 +106,9 @@ type rawRead struct {
 	fd int
 }
 
-// once reads the descriptor once into b (not empty): n > 0, or n == 0 and a nil error at the
-// end of the stream, or the error (EAGAIN when there is nothing to read
-// yet).
+// once reads the descriptor once into b, which must not be empty: n > 0,
+// or n == 0 and a nil error at the end of the stream, or the error (EAGAIN
+// when there is nothing to read yet).
 func (d *rawRead) once(b []byte) (int, error) {
 	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(d.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
 	if errno != 0 {
