@@ -9,19 +9,26 @@ import (
 	"testing"
 )
 
-// TestDirectWriteAllocatesNothing: the non-blocking write to a child's
-// pipe, made for every request, reuses its one callback.
-func TestDirectWriteAllocatesNothing(t *testing.T) {
+// directPipeWriter returns the direct writer of a new pipe from os.Pipe,
+// both ends closed when the test ends.
+func directPipeWriter(t *testing.T) func([]byte) (int, error) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	defer w.Close()
+	t.Cleanup(func() { r.Close(); w.Close() })
 	write := directWriter(w)
 	if write == nil {
 		t.Fatal("no direct writer for a pipe from os.Pipe")
 	}
+	return write
+}
+
+// TestDirectWriteAllocatesNothing: the non-blocking write to a child's
+// pipe, made for every request, reuses its one callback.
+func TestDirectWriteAllocatesNothing(t *testing.T) {
+	write := directPipeWriter(t)
 	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
 	if n := testing.AllocsPerRun(100, func() {
 		if n, err := write(line); err != nil || n != len(line) {
@@ -35,16 +42,7 @@ func TestDirectWriteAllocatesNothing(t *testing.T) {
 // TestDirectWriteOfNothing: an empty write writes nothing and fails
 // nothing.
 func TestDirectWriteOfNothing(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	write := directWriter(w)
-	if write == nil {
-		t.Fatal("no direct writer for a pipe from os.Pipe")
-	}
+	write := directPipeWriter(t)
 	if n, err := write(nil); n != 0 || err != nil {
 		t.Errorf("write(nil) = %d, %v; want 0, nil", n, err)
 	}
