@@ -358,12 +358,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			log.Warnf("%v", err)
 		}
 	}()
-	loop, err := stdio.NewLoop()
-	if err != nil {
-		log.Debugf("reading each pipe on a goroutine of its own: %v", err)
-	}
-	defer loop.Close()
-	stdin = clientInput(stdin, loop, log)
+	stdin = clientInput(stdin)
 	agg := aggregator.New(aggregator.Options{
 		Name:           f.name,
 		Version:        programVersion(),
@@ -375,8 +370,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		MaxMessageSize: f.maxMessage,
 		Servers:        cfg.Servers,
 		Log:            log,
-		Go:             loop.Go,
-		Start:          serverStarter(chain, log, watchdog, loop),
+		Start:          serverStarter(chain, log, watchdog),
 	})
 	if f.check {
 		if !agg.Check(ctx, stdout) {
@@ -388,9 +382,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // serverStarter returns the aggregator's Start: each server started with
-// the chain of configs above it in its environment, its stderr logged, its
-// process group told to the watchdog and its stdout read on the loop.
-func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog, loop *stdio.Loop) func(config.Server) (aggregator.Process, error) {
+// the chain of configs above it in its environment, its stderr logged and
+// its process group told to the watchdog.
+func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog) func(config.Server) (aggregator.Process, error) {
 	return func(s config.Server) (aggregator.Process, error) {
 		p, err := stdio.Start(stdio.Spec{
 			Key:      s.Key,
@@ -399,7 +393,6 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 			Env:      append(s.Environ(os.Environ()), chain.Env()),
 			Stderr:   log,
 			Watchdog: watchdog,
-			Loop:     loop,
 		})
 		if err != nil {
 			return nil, err // a nil *stdio.Process would be a non-nil Process
@@ -408,24 +401,15 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 	}
 }
 
-// clientInput returns what Serve reads the client from. A pipe or a socket
-// is read on the loop, where the children's stdout are read too, and a
-// Close ends its read. Any other file is read with blocking reads, which a
-// Close cannot end: Serve gets it as a plain reader, not a Closer, and so
-// does not wait for its reader on a signal (the process exits right after).
-func clientInput(stdin io.Reader, loop *stdio.Loop, log *aggregator.Logger) io.Reader {
-	f, ok := stdin.(*os.File)
-	if !ok {
-		return stdin
+// clientInput returns what Serve reads the client from. stdin as a file
+// is read with blocking reads, which a Close cannot end on every system:
+// Serve gets it as a plain reader, not a Closer, and so does not wait for
+// its reader on a signal (the process exits right after).
+func clientInput(stdin io.Reader) io.Reader {
+	if f, ok := stdin.(*os.File); ok {
+		return struct{ io.Reader }{f}
 	}
-	if loop != nil {
-		r, err := loop.Reader(f)
-		if err == nil {
-			return r
-		}
-		log.Debugf("reading stdin on a goroutine of its own: %v", err)
-	}
-	return struct{ io.Reader }{f}
+	return stdin
 }
 
 // startWatchdog starts this binary as the watchdog of the children's

@@ -85,11 +85,6 @@ type Options struct {
 	Log            *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
-	// Go runs the reader of a connection: the client's (in Serve) and each
-	// child's. nil: a goroutine each. main gives it a stdio.Loop's Go, so
-	// that the stdin and the children's stdout it made readable on one
-	// thread are read there; a reader's hooks then run on that thread.
-	Go func(run func())
 	// MaxMessageSize bounds one message, in bytes: a longer line of the
 	// client gets an error and is discarded; a child that sends one is
 	// dropped as broken. 0 means no bound.
@@ -161,9 +156,6 @@ func New(opts Options) *Aggregator {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
 	}
-	if opts.Go == nil {
-		opts.Go = func(run func()) { go run() }
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Aggregator{
 		opts:   opts,
@@ -198,18 +190,28 @@ func New(opts Options) *Aggregator {
 // gone. A clean end of input returns nil.
 func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	output := &clientOutput{w: out, broken: make(chan struct{})}
-	up := jsonrpc.NewConn(in, output, jsonrpc.Options{
+	var up *jsonrpc.Conn
+	up = jsonrpc.NewConn(in, output, jsonrpc.Options{
+		// What goes to the client waits in one queue in front of out,
+		// which a goroutine of its own writes: no reader ever waits for
+		// the client to read.
+		Queue:       true,
 		Handle:      a.clientMessage,
 		Batch:       a.clientBatch,
 		Invalid:     a.clientInvalid,
 		Unmatched:   func(m *jsonrpc.Message) { a.log.Debugf("client answered unknown id %s", m.ID) },
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
+		Pace:        func() { up.WaitRoom(laneRoom, a.ctx.Done()) },
+		Watch:       watchHooks("the client"),
 	})
 	a.client.conn = up // before any child starts: their readers use it
+	for _, c := range a.children {
+		c.up = up.NewLane()
+	}
 	a.startChildren()
 	readErr := make(chan error, 1)
-	a.opts.Go(func() { readErr <- up.Run() })
+	go func() { readErr <- up.Run() }()
 
 	var err error
 	select {
@@ -242,7 +244,22 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		a.hurryShutdown()
 		a.stopReading(in, readErr)
 	}
+	a.flushClient()
 	return err
+}
+
+// flushGrace bounds how long Serve waits at its end for the client to read
+// what is still queued for it.
+const flushGrace = time.Second
+
+// flushClient waits until everything queued for the client is written or
+// its output has failed, for flushGrace at most: a client that reads
+// nothing more does not hold up the end (the write that waits for it ends
+// with the process).
+func (a *Aggregator) flushClient() {
+	if !a.client.conn.WaitWrites(flushGrace) {
+		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", flushGrace)
+	}
 }
 
 // hurryShutdown makes the shutdown, begun or to come, terminate the
@@ -283,6 +300,28 @@ func (o *clientOutput) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// hookWatchdog, when set (by the tests), watches the hooks of every
+// connection, which conn names (jsonrpc.Options.Watch): nothing that runs
+// on a reader may wait.
+var hookWatchdog func(conn string) func(what string) (done func())
+
+// watchHooks is hookWatchdog for conn, or nil.
+func watchHooks(conn string) func(string) func() {
+	if hookWatchdog == nil {
+		return nil
+	}
+	return hookWatchdog(conn)
+}
+
+// laneRoom is how many bytes of one source's lines (a child's, or the
+// aggregator's own answers to the client's requests) may wait in the
+// client's queue before that source's reader waits for them to be
+// written: a server that floods the client is slowed down to the pace at
+// which the client reads, and holds no more than this, or its one last
+// message, in memory. The queue serves the sources in turn, a line each,
+// so a flood delays another server's answer by one line at most.
+const laneRoom = 1 << 20
 
 // answerGrace is how long the requests read before the client closed its
 // input may take to be answered before the children are stopped. It counts

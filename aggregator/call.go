@@ -148,7 +148,7 @@ func (c *call) answerLarge(result []byte) {
 		return
 	}
 	parts := jsonrpc.ResultParts(c.id, result)
-	c.a.client.conn.WriteParts(parts[:]...)
+	c.lane().WriteParts(parts[:]...)
 }
 
 // settle takes the call out of the in-flight table and ends its progress,
@@ -173,8 +173,17 @@ func (c *call) write(line []byte) {
 		return
 	}
 	if line != nil {
-		c.a.client.conn.Write(line)
+		c.lane().Write(line)
 	}
+}
+
+// lane is where the call's answer goes into the client's queue: its
+// child's lane once it was sent to one, else the aggregator's own.
+func (c *call) lane() *jsonrpc.Lane {
+	if c.child != nil && c.child.up != nil {
+		return c.child.up
+	}
+	return c.a.client.conn.Lane()
 }
 
 // forgetProgress ends the progress the call's child may send: its token

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,7 +43,9 @@ type child struct {
 
 	proc   Process       // set before spawned closes; nil if spawn failed
 	conn   *jsonrpc.Conn // likewise
+	up     *jsonrpc.Lane // its lane into the client's queue; nil in Check
 	gone   chan struct{} // closed when the watcher has seen the child end
+	ended  chan struct{} // closed when it is dropped or stopped: failure is set
 	unread chan struct{} // closed when the reader of conn has returned, answers delivered
 
 	incoming     idTable[*childRequest]   // its requests relayed to the client, by its id
@@ -77,6 +78,7 @@ func newChild(a *Aggregator, s config.Server) *child {
 		inited:  make(chan struct{}),
 		ready:   make(chan struct{}),
 		gone:    make(chan struct{}),
+		ended:   make(chan struct{}),
 		unread:  make(chan struct{}),
 		refreshes: map[string]*refreshState{
 			"notifications/tools/list_changed":     {},
@@ -113,6 +115,8 @@ func (c *child) spawn() {
 		Unmatched: func(m *jsonrpc.Message) {
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
+		Pace:  c.pace,
+		Watch: watchHooks(fmt.Sprintf("server %q", c.key)),
 		Cancelled: func(id json.RawMessage, cause error) {
 			// initialize and the server/discover probe are never cancelled:
 			// before initialize, a legacy server knows of no request.
@@ -121,12 +125,20 @@ func (c *child) spawn() {
 			}
 		},
 	})
-	c.a.opts.Go(func() {
+	go func() {
 		defer close(c.unread)
 		c.conn.Run()
-	})
+	}()
 	go c.watch()
 	c.a.log.Debugf("server %q: started %s", c.key, c.server.Command)
+}
+
+// pace holds the child's reader while more than laneRoom bytes of what it
+// sent the client wait to be written: the client's pace is the child's.
+func (c *child) pace() {
+	if c.up != nil {
+		c.up.WaitRoom(laneRoom, c.a.ctx.Done())
+	}
 }
 
 // invalid handles a line of the child that is not a valid message.
@@ -141,7 +153,7 @@ func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
 // oversized drops the child for a line longer than MaxMessageSize: what
 // it sends can no longer be trusted to be whole.
 func (c *child) oversized(head []byte, size int64) error {
-	err := fmt.Errorf("server %q sent a message of %d bytes, more than the limit of %d (--max-message-size)", c.key, size, c.a.opts.MaxMessageSize)
+	err := c.errorf("sent a message of %d bytes, more than the limit of %d (--max-message-size)", size, c.a.opts.MaxMessageSize)
 	c.drop(err)
 	return err
 }
@@ -158,7 +170,7 @@ func (c *child) watch() {
 		}
 		err := c.proc.Err()
 		if err == nil {
-			err = fmt.Errorf("server %q exited", c.key)
+			err = c.errorf("exited")
 		}
 		c.drop(err)
 	case <-c.conn.Done():
@@ -170,9 +182,9 @@ func (c *child) watch() {
 				c.drop(err)
 				break
 			}
-			c.drop(fmt.Errorf("server %q exited", c.key))
+			c.drop(c.errorf("exited"))
 		case <-time.After(time.Second):
-			c.drop(fmt.Errorf("server %q closed its stdout: %w", c.key, c.conn.Err()))
+			c.drop(c.errorf("closed its stdout: %w", c.conn.Err()))
 		}
 		c.proc.Stop()
 	}
@@ -191,7 +203,8 @@ func (c *child) drop(err error) {
 	}
 	if c.a.isStopping() {
 		c.state = stateStopped
-		c.failure = fmt.Errorf("server %q was stopped: %w", c.key, errShuttingDown)
+		c.failure = c.errorf("was stopped: %w", errShuttingDown)
+		close(c.ended)
 		c.mu.Unlock()
 		c.markInited()
 		c.markReady()
@@ -199,12 +212,13 @@ func (c *child) drop(err error) {
 	}
 	was := c.state
 	c.state, c.failure = stateFailed, err
+	close(c.ended)
 	caps := c.caps
 	c.mu.Unlock()
 
 	c.a.log.Errorf("server %q dropped: %v", c.key, err)
 	for _, r := range c.incoming.takeAll() {
-		r.cancel(fmt.Errorf("server %q is gone", c.key))
+		r.cancel(c.errorf("is gone"))
 	}
 	c.failTasks(err)
 	if c.conn != nil {
@@ -252,32 +266,59 @@ func (c *child) stop() {
 	}
 	<-c.gone
 	<-c.unread
-	c.conn.WaitWrites() // the process is gone: a write still waiting fails
+	c.conn.WaitWrites(0) // the process is gone: a write still waiting fails
+}
+
+// explain calls say with the error to give the client for a request the
+// child could not answer (err: why the call ended). When the child's
+// connection closed before the watcher said how the child ended, that is
+// awaited first on a goroutine of its own (see watch: within a second),
+// so that no reader ever waits for a child's end.
+func (c *child) explain(err error, say func(error)) {
+	if errors.Is(err, jsonrpc.ErrClosed) && c.failed() == nil && c.a.goServe(func() { say(c.lostAtEnd(err)) }) {
+		return
+	}
+	say(c.lost(err))
+}
+
+// lostAtEnd is lost once the watcher has said how the child ended, when
+// err says that its connection closed. It may wait: never on a reader.
+func (c *child) lostAtEnd(err error) error {
+	if errors.Is(err, jsonrpc.ErrClosed) {
+		<-c.ended
+	}
+	return c.lost(err)
 }
 
 // lost is the error to give the client for a call that the child could not
-// answer.
+// answer: how the child ended, once it has, else err naming the child.
 func (c *child) lost(err error) error {
 	if failure := c.failed(); failure != nil {
 		return failure
 	}
-	if errors.Is(err, jsonrpc.ErrClosed) {
-		// The watcher is about to say how the child ended.
-		select {
-		case <-c.gone:
-		case <-time.After(2 * time.Second):
-		}
-		if failure := c.failed(); failure != nil {
-			return failure
-		}
-	}
 	if errors.Is(err, jsonrpc.ErrQueueFull) {
-		return fmt.Errorf("server %q is not reading its input: %w", c.key, err)
+		return c.errorf("is not reading its input: %w", err)
 	}
-	if strings.HasPrefix(err.Error(), fmt.Sprintf("server %q ", c.key)) {
-		return err // it says which server already
+	var named *serverError
+	if errors.As(err, &named) && named.key == c.key {
+		return err
 	}
-	return fmt.Errorf("server %q: %w", c.key, err)
+	return c.errorf("failed: %w", err)
+}
+
+// serverError is an error about one server that names it: "server "KEY"
+// did ...".
+type serverError struct {
+	key string
+	err error // what it did
+}
+
+func (e *serverError) Error() string { return fmt.Sprintf("server %q %v", e.key, e.err) }
+func (e *serverError) Unwrap() error { return e.err }
+
+// errorf returns a *serverError naming the child: format says what it did.
+func (c *child) errorf(format string, args ...any) error {
+	return &serverError{key: c.key, err: fmt.Errorf(format, args...)}
 }
 
 func (c *child) failed() error {

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -158,15 +157,15 @@ func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]by
 			return nil, cacheHint{}, err
 		}
 		if resp.Error != nil {
-			return nil, cacheHint{}, fmt.Errorf("server %q answered %s with an error: %s", c.key, method, resp.Error)
+			return nil, cacheHint{}, c.errorf("answered %s with an error: %s", method, resp.Error)
 		}
 		list, ok := jsonrpc.Member(resp.Result, field)
 		if !ok {
-			return nil, cacheHint{}, fmt.Errorf("server %q answered %s without %q", c.key, method, field)
+			return nil, cacheHint{}, c.errorf("answered %s without %q", method, field)
 		}
 		items, err := jsonrpc.Elements(list)
 		if err != nil {
-			return nil, cacheHint{}, fmt.Errorf("server %q answered %s: %q is not an array", c.key, method, field)
+			return nil, cacheHint{}, c.errorf("answered %s: %q is not an array", method, field)
 		}
 		all = append(all, items...)
 		if c.modern.Load() {
@@ -180,12 +179,12 @@ func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]by
 			return all, mergeHints(hints, time.Now()), nil
 		}
 		if seen[string(cursor)] {
-			return nil, cacheHint{}, fmt.Errorf("server %q repeated the cursor %s in %s", c.key, cursor, method)
+			return nil, cacheHint{}, c.errorf("repeated the cursor %s in %s", cursor, method)
 		}
 		seen[string(cursor)] = true
 		params = append(append([]byte(`{"cursor":`), cursor...), '}')
 	}
-	return nil, cacheHint{}, fmt.Errorf("server %q: %s has more than %d pages", c.key, method, maxPages)
+	return nil, cacheHint{}, c.errorf("answered %s in more than %d pages", method, maxPages)
 }
 
 // The child's list_changed notifications: refresh the list, then tell the

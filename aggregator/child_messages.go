@@ -70,7 +70,7 @@ func (c *child) progressed(params []byte) {
 			params = p
 		}
 	}
-	c.a.client.conn.Notify("notifications/progress", params)
+	c.up.Notify("notifications/progress", params)
 }
 
 // childRequest is a child's request relayed to the client: in the child's
@@ -132,7 +132,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		r.forgetToken()
 		return
 	}
-	id, err := up.GoParts(m.Method, r, params)
+	id, err := c.up.GoParts(m.Method, r, params)
 	if err != nil {
 		r.Answered(nil, err)
 		return

@@ -31,7 +31,7 @@ func (c *child) notifyClient(m *jsonrpc.Message) {
 			}
 		}
 	}
-	up.Notify(m.Method, c.a.relatedToClient(c, m.Params))
+	c.up.Notify(m.Method, c.a.relatedToClient(c, m.Params))
 }
 
 // logLevelFor sets a legacy child that has logging to the level a modern

@@ -112,9 +112,9 @@ func (c *child) probe(ctx context.Context) (legacy bool, err error) {
 
 func (c *child) startError(what string, ctx context.Context, err error) error {
 	if errors.Is(context.Cause(ctx), errStartupTimeout) && ctx.Err() != nil {
-		return fmt.Errorf("server %q did not answer %s within the start-up timeout of %v", c.key, what, c.a.opts.StartupTimeout)
+		return c.errorf("did not answer %s within the start-up timeout of %v", what, c.a.opts.StartupTimeout)
 	}
-	return c.lost(err)
+	return c.lostAtEnd(err)
 }
 
 // modernOnlyError is a child's refusal of initialize that names the
@@ -137,11 +137,11 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 		if refusesLegacy(resp.Error) {
 			return &modernOnlyError{key: c.key, err: resp.Error}
 		}
-		return fmt.Errorf("server %q answered initialize with an error: %s", c.key, resp.Error)
+		return c.errorf("answered initialize with an error: %s", resp.Error)
 	}
 	version, _ := jsonrpc.StringMember(resp.Result, "protocolVersion")
 	if !isSupported(version) {
-		return fmt.Errorf("server %q answered initialize with protocol version %q, which is not one of %s", c.key, version, strings.Join(supportedVersions, ", "))
+		return c.errorf("answered initialize with protocol version %q, which is not one of %s", version, strings.Join(supportedVersions, ", "))
 	}
 	caps := parseServerCapabilities(resp.Result)
 	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
@@ -184,16 +184,16 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 	if resp.Error != nil {
 		code, _ := jsonrpc.Member(resp.Error, "code")
 		if string(code) != "-32022" { // not a modern error: a legacy server
-			return true, fmt.Errorf("server %q answered server/discover with an error: %s", c.key, resp.Error)
+			return true, c.errorf("answered server/discover with an error: %s", resp.Error)
 		}
 		data, _ := jsonrpc.Member(resp.Error, "data")
 		supported, _ := jsonrpc.Member(data, "supported")
-		return speaksLegacy(supported), fmt.Errorf("server %q speaks none of %s: %s", c.key, strings.Join(modernVersions, ", "), resp.Error)
+		return speaksLegacy(supported), c.errorf("speaks none of %s: %s", strings.Join(modernVersions, ", "), resp.Error)
 	}
 	supported, _ := jsonrpc.Member(resp.Result, "supportedVersions")
 	versions, _ := jsonrpc.Elements(supported)
 	if !slices.ContainsFunc(versions, func(v []byte) bool { s, _ := jsonrpc.String(v); return s == ModernVersion }) {
-		return speaksLegacy(supported), fmt.Errorf("server %q supports %s, not %s", c.key, supported, ModernVersion)
+		return speaksLegacy(supported), c.errorf("supports %s, not %s", supported, ModernVersion)
 	}
 	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
 	c.mu.Lock()

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"bytes"
-	"errors"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -54,12 +53,7 @@ func (a *Aggregator) forward(c *call, t target) {
 	}
 	id, err := t.child.conn.GoParts(c.method, c, params...)
 	if err != nil {
-		// A full queue is answered at once. A closed connection: saying
-		// why may wait for the child's end (child.lost), which must not
-		// hold up the client's reader.
-		if errors.Is(err, jsonrpc.ErrQueueFull) || !a.goServe(func() { c.Answered(nil, err) }) {
-			c.Answered(nil, err)
-		}
+		c.Answered(nil, err)
 		return
 	}
 	if cancelled := c.sent(id); cancelled != nil {
@@ -101,7 +95,9 @@ func (c *call) Answered(resp *jsonrpc.Message, err error) {
 // error.
 func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	if err != nil {
-		c.answer(errorLine(c.id, jsonrpc.CodeInternalError, c.child.lost(err).Error()))
+		c.child.explain(err, func(err error) {
+			c.answer(errorLine(c.id, jsonrpc.CodeInternalError, err.Error()))
+		})
 		return
 	}
 	if modern := c.child.modern.Load(); c.modern && !modern {

@@ -65,6 +65,7 @@ func serveOptions(t testing.TB, opts Options, keys ...string) *harness {
 		}
 	}()
 	t.Cleanup(func() {
+		defer checkHooks(t)
 		inW.Close()
 		go func() {
 			for range h.lines {

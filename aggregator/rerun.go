@@ -5,8 +5,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
 // rerunProcess is a child's process that may be started again, once, while
@@ -27,13 +25,12 @@ type rerunProcess struct {
 
 // run is one start of the process.
 type run struct {
-	p      Process
-	direct func([]byte) (int, error) // its stdin's non-blocking write, if it has one (jsonrpc.DirectWriter)
-	ended  chan struct{}             // closed once it has ended and the next run, if any, is current
+	p     Process
+	ended chan struct{} // closed once it has ended and the next run, if any, is current
 }
 
 func newRun(p Process) *run {
-	return &run{p: p, direct: jsonrpc.DirectWriter(p.Stdin()), ended: make(chan struct{})}
+	return &run{p: p, ended: make(chan struct{})}
 }
 
 // errRerun ends a probe whose child exited and was started again.
@@ -164,25 +161,6 @@ type rerunStdin struct{ r *rerunProcess }
 // it was for that run only.
 func (i rerunStdin) Write(b []byte) (int, error) {
 	n, err := i.r.current().p.Stdin().Write(b)
-	if err != nil && i.r.isArmed() {
-		return len(b), nil
-	}
-	return n, err
-}
-
-// TryWrite is Write without blocking, when the current run's input allows
-// it (a pipe in non-blocking mode), so that the child's connection writes
-// on the caller's goroutine (jsonrpc.TryWriter); else it writes nothing.
-// (Without it every line went through the connection's flusher goroutine:
-// in BenchmarkOverhead, head to head against the build before rerunProcess,
-// 1.40-1.83x its added latency, median 1.46 of 5 runs; with it 0.83-1.25,
-// median 0.98.)
-func (i rerunStdin) TryWrite(b []byte) (int, error) {
-	cur := i.r.current()
-	if cur.direct == nil {
-		return 0, nil
-	}
-	n, err := cur.direct(b)
 	if err != nil && i.r.isArmed() {
 		return len(b), nil
 	}

@@ -282,7 +282,7 @@ func (c *child) taskStatus(params []byte) {
 
 func (c *child) sendStatus(t *task, params []byte) {
 	t.markTerminal(statusOf(params))
-	c.a.client.conn.Notify("notifications/tasks/status", setTaskID(params, t.id))
+	c.up.Notify("notifications/tasks/status", setTaskID(params, t.id))
 }
 
 // releaseStatuses sends the statuses held for the task, once the answer
@@ -368,6 +368,6 @@ func (c *child) failTasks(cause error) {
 			ttl = []byte("null")
 		}
 		b = append(append(append(b, `,"ttl":`...), ttl...), '}')
-		up.Notify("notifications/tasks/status", b)
+		c.up.Notify("notifications/tasks/status", b)
 	}
 }

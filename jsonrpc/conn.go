@@ -36,12 +36,10 @@ type Options struct {
 	// Cancelled is told about each call whose context ended before its
 	// answer came: the id it was sent under and context.Cause of the context.
 	Cancelled func(id json.RawMessage, cause error)
-	// Queue makes Write never block: a line the writer cannot take at once
-	// (a peer that does not read, a full pipe) waits in memory and a
-	// goroutine of the Conn writes it, in order. Where the writer is a
-	// non-blocking file (a pipe from os.Pipe on unix) a line that fits is
-	// written at once, with no goroutine. After a write fails, every later
-	// Write returns that error. A request waiting in the queue, not yet
+	// Queue makes Write never block: every line waits in memory until a
+	// goroutine of the Conn, running while lines wait, writes it, in order;
+	// a peer that does not read stalls only that goroutine. After a write
+	// fails, every later Write returns that error. A request waiting in the queue, not yet
 	// taken by that goroutine, can be taken back with Conn.Withdraw.
 	Queue bool
 	// MaxQueued, with Queue, bounds the bytes of lines accepted and not
@@ -67,6 +65,16 @@ type Options struct {
 	// stops and closes the connection with an error wrapping
 	// ErrLineTooLong and that error.
 	Oversized func(head []byte, size int64) error
+	// Pace, when set, runs on the reader after each line has been handed
+	// to its hook and before the next is read. It is the one place where
+	// the reader may wait: as flow control, for room for what it has
+	// passed on (Lane.WaitRoom), never for another peer.
+	Pace func()
+	// Watch, when set, is told as the reader hands a line to the hooks
+	// and as Close tells the pending calls of the close; the function it
+	// returns is called once they have returned. Tests use it to catch a
+	// hook that blocks.
+	Watch func(what string) (done func())
 }
 
 // Conn is a JSON-RPC connection over a reader and a writer carrying one
@@ -75,13 +83,13 @@ type Conn struct {
 	r    io.Reader
 	opts Options
 
-	wmu       sync.Mutex // protects w, queue, queued, flushDone and werr
+	wmu       sync.Mutex // protects w, the lanes' queues, turns, queued, flushDone and werr
 	w         io.Writer
-	queue     lineQueue                 // with Options.Queue: lines waiting for the flusher
-	queued    int                       // with Options.Queue: bytes accepted, not yet written
-	flushDone chan struct{}             // while a flusher goroutine writes the queue: closed when it stops
-	werr      error                     // with Options.Queue: the error that stopped writing
-	direct    func([]byte) (int, error) // with Options.Queue: a write that never blocks, if w allows
+	lane      Lane          // the Conn's own lane (Write, Notify, requests)
+	turns     []*Lane       // with Options.Queue: the lanes with lines waiting, in the order they are served
+	queued    int           // with Options.Queue: bytes accepted, not yet written, of every lane
+	flushDone chan struct{} // while a flusher goroutine writes the queue: closed when it stops
+	werr      error         // with Options.Queue: the error that stopped writing
 
 	lastID atomic.Int64
 
@@ -96,28 +104,8 @@ type Conn struct {
 // reading.
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 	c := &Conn{r: r, w: w, opts: opts, pending: make(map[int64]Waiter), done: make(chan struct{})}
-	if opts.Queue {
-		c.direct = DirectWriter(w)
-	}
+	c.lane.c = c
 	return c
-}
-
-// TryWriter is a writer that can attempt a write without blocking, such as
-// a wrapper around a pipe whose file changes: TryWrite writes what it can
-// at once and says how much (0, nil when it would block).
-type TryWriter interface {
-	TryWrite(b []byte) (int, error)
-}
-
-// DirectWriter returns the function a queued Conn first writes a line to w
-// with, on the caller's goroutine, before it hands what is left to its
-// flusher goroutine: w's TryWrite, or a non-blocking write(2) when w is a
-// pipe in non-blocking mode; nil for any other writer.
-func DirectWriter(w io.Writer) func([]byte) (int, error) {
-	if tw, ok := w.(TryWriter); ok {
-		return tw.TryWrite
-	}
-	return directWriter(w)
 }
 
 // Run reads lines until the reader ends, dispatching each, and then closes
@@ -130,11 +118,18 @@ func (c *Conn) Run() error {
 	for {
 		line, long, err := lines.next()
 		if long != nil {
+			done := c.watch("a line over MaxLineSize")
 			if lerr := c.tooLong(long); lerr != nil {
 				err = lerr
 			}
+			done()
 		} else if len(line) > 0 {
+			done := c.watch("a line")
 			c.dispatch(line)
+			done()
+			if c.opts.Pace != nil {
+				c.opts.Pace()
+			}
 		}
 		if err != nil {
 			c.Close(err)
@@ -255,7 +250,8 @@ func (c *Conn) Broken(m *Message, err error) {
 }
 
 // Go sends a request with a fresh id and returns the id; done gets the
-// answer as Waiter.Answered says. When Go fails, done is not called.
+// answer as Waiter.Answered says. When Go fails, done is not called, and
+// when it succeeds done is called exactly once.
 func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]byte, error) {
 	return c.GoParts(method, AnswerFunc(done), params)
 }
@@ -265,6 +261,12 @@ func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]b
 // member of the caller's params replaced, say), so that they are copied
 // once, straight into the line.
 func (c *Conn) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error) {
+	return c.lane.GoParts(method, w, params...)
+}
+
+// GoParts is Conn.GoParts with the request written through the lane.
+func (l *Lane) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error) {
+	c := l.c
 	size := len(requestPrefix) + len(method) + 40
 	for _, p := range params {
 		size += len(p)
@@ -285,10 +287,11 @@ func (c *Conn) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error
 	}
 	c.pending[n] = w
 	c.mu.Unlock()
-	if err := c.write(line, n); err != nil {
-		c.Forget(id)
+	if err := c.write(queuedLine{parts: [3][]byte{line}, id: n}, l); err != nil && c.Forget(id) {
 		return nil, err
 	}
+	// Sent, or the connection closed while it was written and has given
+	// w its error already: either way w is told, once.
 	return id, nil
 }
 
@@ -393,9 +396,19 @@ func (c *Conn) Close(cause error) {
 	c.pending = nil
 	close(c.done)
 	c.mu.Unlock()
+	done := c.watch("the close of pending calls")
+	defer done()
 	for _, w := range pending {
 		w.Answered(nil, err)
 	}
+}
+
+// watch is Options.Watch, or nothing.
+func (c *Conn) watch(what string) func() {
+	if c.opts.Watch == nil {
+		return func() {}
+	}
+	return c.opts.Watch(what)
 }
 
 // Done is closed when the connection closes.

@@ -72,5 +72,5 @@ func BenchmarkQueuedWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	c.WaitWrites()
+	c.WaitWrites(0)
 }

@@ -1020,7 +1020,7 @@ func TestWriteParts(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		c.WaitWrites()
+		c.WaitWrites(0)
 		w.mu.Lock()
 		lines := strings.Split(strings.TrimSuffix(string(bytes.Join(w.writes, nil)), "\n"), "\n")
 		w.mu.Unlock()
@@ -1036,5 +1036,46 @@ func TestWriteParts(t *testing.T) {
 				t.Fatalf("queue %v: line %.80q: %v", queue, line, err)
 			}
 		}
+	}
+}
+
+// blockedWriter's Write waits until release is closed, then fails.
+type blockedWriter struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (w *blockedWriter) Write([]byte) (int, error) {
+	close(w.entered)
+	<-w.release
+	return 0, errBoom
+}
+
+// TestGoFailsOrAnswersNeverBoth: a request whose write fails after the
+// connection closed is answered once, by the close, and Go then reports
+// no error of its own: the caller that got an error never hears from the
+// Waiter, and the Waiter is never called twice.
+func TestGoFailsOrAnswersNeverBoth(t *testing.T) {
+	w := &blockedWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	c := NewConn(strings.NewReader(""), w, Options{})
+	answers := make(chan error, 2)
+	sent := make(chan error, 1)
+	go func() {
+		_, err := c.Go("m", nil, func(_ *Message, err error) { answers <- err })
+		sent <- err
+	}()
+	await(t, w.entered, "the write")
+	c.Close(errBoom) // the Waiter hears of the close...
+	if err := await(t, answers, "the close's answer"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Waiter got %v, want ErrClosed", err)
+	}
+	close(w.release) // ...and then the write fails
+	if err := await(t, sent, "Go"); err != nil {
+		t.Errorf("Go returned %v after its Waiter was answered: the caller would answer twice", err)
+	}
+	select {
+	case err := <-answers:
+		t.Errorf("Waiter called a second time, with %v", err)
+	default:
 	}
 }

@@ -1,9 +1,9 @@
 package jsonrpc
 
-// queuedLine is a line waiting to be written.
+// queuedLine is a line waiting to be written: its parts, in order.
 type queuedLine struct {
-	line []byte
-	id   int64 // the id of the request it is, while wholly unwritten; else 0
+	parts [3][]byte
+	id    int64 // the id of the request it is; else 0
 }
 
 // lineQueue is a first-in first-out queue of lines that reuses its array
@@ -54,6 +54,9 @@ func (q *lineQueue) remove(id int64) (queuedLine, bool) {
 	}
 	return queuedLine{}, false
 }
+
+// len returns how many lines wait.
+func (q *lineQueue) len() int { return len(q.lines) - q.head }
 
 // clear empties the queue.
 func (q *lineQueue) clear() {

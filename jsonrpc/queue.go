@@ -1,131 +1,241 @@
 package jsonrpc
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"time"
 )
 
 // ErrQueueFull is wrapped by the error of a write refused because the
 // write queue holds Options.MaxQueued bytes already.
 var ErrQueueFull = errors.New("write queue full")
 
+// Lane is one source of lines into a Conn. With Options.Queue, the
+// goroutine that writes the queue serves the lanes that have lines waiting
+// in turn, one line of each: a source that writes a lot delays the lines
+// of the others by at most one of its own, and the lines of one lane keep
+// their order. Without Options.Queue a lane's lines are written at once,
+// as the Conn's are. The Conn's own Write, Notify, Reply and requests go
+// through its first lane; NewLane makes more. A Lane's methods are safe
+// for concurrent use.
+type Lane struct {
+	c      *Conn
+	lines  lineQueue     // guarded by c.wmu
+	queued int           // bytes of its lines accepted, not yet written; guarded by c.wmu
+	inTurn bool          // it is in c.turns; guarded by c.wmu
+	room   chan struct{} // while WaitRoom waits: closed when a line of it is written; guarded by c.wmu
+}
+
+// Lane returns the Conn's own lane.
+func (c *Conn) Lane() *Lane { return &c.lane }
+
+// NewLane returns a new lane into c.
+func (c *Conn) NewLane() *Lane { return &Lane{c: c} }
+
 // Write writes one complete line (ending in a newline) in a single Write,
 // or, with Options.Queue, without blocking. With Options.MaxQueued, a line
 // the queue has no room for is refused with an error wrapping
 // ErrQueueFull.
-func (c *Conn) Write(line []byte) error {
-	return c.write(line, 0)
-}
+func (c *Conn) Write(line []byte) error { return c.lane.Write(line) }
 
 // WriteParts writes one line made of parts, the last ending in a newline,
-// as Write does, but each part from where it lies: a large payload is not
-// copied into a line. No other line comes between the parts. With
-// Options.Queue the parts are joined into one line first.
-func (c *Conn) WriteParts(parts ...[]byte) error {
-	if c.opts.Queue {
-		return c.Write(bytes.Join(parts, nil))
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	for _, p := range parts {
-		if _, err := c.w.Write(p); err != nil {
-			return err
-		}
-	}
-	return nil
+// as Write does; see Lane.WriteParts.
+func (c *Conn) WriteParts(parts ...[]byte) error { return c.lane.WriteParts(parts...) }
+
+// Write writes one complete line (ending in a newline) through the lane,
+// as Conn.Write does.
+func (l *Lane) Write(line []byte) error {
+	return l.c.write(queuedLine{parts: [3][]byte{line}}, l)
 }
 
-// write is Write for the request id (0 for any other line), so that a
-// queued request can be withdrawn.
-func (c *Conn) write(line []byte, id int64) error {
+// WriteParts writes one line made of up to three parts, the last ending in
+// a newline, each from where it lies: a large payload is never copied into
+// a line, and waits in the queue as the parts it is. No other line comes
+// between the parts.
+func (l *Lane) WriteParts(parts ...[]byte) error {
+	var q queuedLine
+	if len(parts) > len(q.parts) {
+		return fmt.Errorf("jsonrpc: a line of %d parts, more than %d", len(parts), len(q.parts))
+	}
+	copy(q.parts[:], parts)
+	return l.c.write(q, l)
+}
+
+// Notify sends a notification through the lane.
+func (l *Lane) Notify(method string, params []byte) error {
+	return l.Write(AppendNotification(nil, method, params))
+}
+
+// WaitRoom is Lane.WaitRoom for the Conn's own lane.
+func (c *Conn) WaitRoom(limit int, stop <-chan struct{}) { c.lane.WaitRoom(limit, stop) }
+
+// WaitRoom waits until fewer than limit bytes of the lane's lines wait to
+// be written, writing has failed, or stop is closed. It is flow control
+// for a source that reads what it writes from a stream of its own: it
+// waits only for its own lines, never for another lane's.
+func (l *Lane) WaitRoom(limit int, stop <-chan struct{}) {
+	c := l.c
+	for {
+		c.wmu.Lock()
+		if l.queued < limit || c.werr != nil {
+			c.wmu.Unlock()
+			return
+		}
+		if l.room == nil {
+			l.room = make(chan struct{})
+		}
+		room := l.room
+		c.wmu.Unlock()
+		select {
+		case <-room:
+		case <-stop:
+			return
+		}
+	}
+}
+
+// write writes or queues the line l of lane.
+func (c *Conn) write(l queuedLine, lane *Lane) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if !c.opts.Queue {
-		_, err := c.w.Write(line)
-		return err
+		return l.writeTo(c.w)
 	}
 	if c.werr != nil {
 		return c.werr
 	}
-	if c.flushDone == nil { // nothing queued
-		if c.direct != nil {
-			n, err := c.direct(line)
-			if err != nil {
-				c.werr = err
-				return err
-			}
-			if n == len(line) {
-				return nil
-			}
-			if n > 0 {
-				line, id = line[n:], 0 // partly written: no longer to be withdrawn
-			}
-		}
+	size := l.size()
+	if limit := c.opts.MaxQueued; limit > 0 && c.queued > 0 && c.queued+size > limit {
+		return fmt.Errorf("%w: %d bytes queued, a line of %d, limit %d", ErrQueueFull, c.queued, size, limit)
+	}
+	lane.lines.push(l)
+	lane.queued += size
+	c.queued += size
+	if !lane.inTurn {
+		lane.inTurn = true
+		c.turns = append(c.turns, lane)
+	}
+	if c.flushDone == nil {
 		c.flushDone = make(chan struct{})
 		go c.flush()
-	} else if limit := c.opts.MaxQueued; limit > 0 && c.queued > 0 && c.queued+len(line) > limit {
-		return fmt.Errorf("%w: %d bytes queued, a line of %d, limit %d", ErrQueueFull, c.queued, len(line), limit)
 	}
-	c.queue.push(queuedLine{line, id})
-	c.queued += len(line)
 	return nil
 }
 
-// flush writes the queue, oldest line first, until it is empty or a write
-// fails. It takes one line at a time: the others stay in the queue, where
-// Withdraw can still find them.
+// flush writes the queue until it is empty or a write fails: one line of
+// each lane with lines waiting in turn. It takes one line at a time: the
+// others stay in their lanes, where Withdraw can still find them.
 func (c *Conn) flush() {
 	c.wmu.Lock()
-	for c.werr == nil {
-		next, ok := c.queue.pop()
-		if !ok {
-			break
+	for c.werr == nil && len(c.turns) > 0 {
+		lane := c.turns[0]
+		next, ok := lane.lines.pop()
+		c.turns = append(c.turns[:0], c.turns[1:]...)
+		if lane.lines.len() > 0 {
+			c.turns = append(c.turns, lane)
+		} else {
+			lane.inTurn = false
+		}
+		if !ok { // emptied by Withdraw
+			continue
 		}
 		c.wmu.Unlock()
-		_, err := c.w.Write(next.line)
+		err := next.writeTo(c.w)
+		size := next.size()
+		next = queuedLine{} // let a large line go before the next is written
 		c.wmu.Lock()
-		c.queued -= len(next.line)
+		lane.queued -= size
+		c.queued -= size
+		lane.wake()
 		if err != nil {
 			c.werr = err
 		}
 	}
-	c.queue.clear() // after a failed write: never to be written
+	for _, lane := range c.turns { // after a failed write: never to be written
+		lane.lines.clear()
+		lane.queued, lane.inTurn = 0, false
+		lane.wake()
+	}
+	clear(c.turns)
+	c.turns = c.turns[:0]
 	c.queued = 0
 	close(c.flushDone)
 	c.flushDone = nil
 	c.wmu.Unlock()
 }
 
-// WaitWrites waits until the goroutine that writes queued lines (with
-// Options.Queue), if one is writing, has stopped: because the queue is
-// empty or a write failed. Closing the writer ends a write that waits.
-func (c *Conn) WaitWrites() {
-	c.wmu.Lock()
-	done := c.flushDone
-	c.wmu.Unlock()
-	if done != nil {
-		<-done
+// wake ends a WaitRoom's wait, with c.wmu held.
+func (l *Lane) wake() {
+	if l.room != nil {
+		close(l.room)
+		l.room = nil
 	}
 }
 
-// Withdraw takes back a request sent by Go or GoParts under id while it
-// waits whole in the write queue (Options.Queue): the line is removed, so
-// the peer never gets it, and the call is forgotten, so its Waiter is
-// never called. It reports whether it did so. It does nothing and returns
-// false when the line is written, being written or partly written, or was
-// never queued; and returns false too when the connection closed first
-// (the Waiter then has its error).
+// WaitWrites waits until the goroutine that writes queued lines (with
+// Options.Queue), if one is writing, has stopped, because the queue is
+// empty or a write failed, and reports true; or for limit at most (0: no
+// limit), and then reports false. Closing the writer ends a write that
+// waits.
+func (c *Conn) WaitWrites(limit time.Duration) bool {
+	c.wmu.Lock()
+	done := c.flushDone
+	c.wmu.Unlock()
+	if done == nil {
+		return true
+	}
+	if limit <= 0 {
+		<-done
+		return true
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// Withdraw takes back a request sent by Conn.Go or Conn.GoParts (not
+// through another lane) under id while it waits whole in the write queue
+// (Options.Queue): the line is removed, so the peer never gets it, and the
+// call is forgotten, so its Waiter is never called. It reports whether it did so. It does nothing and returns
+// false when the line is written, being written, or was never queued; and
+// returns false too when the connection closed first (the Waiter then has
+// its error).
 func (c *Conn) Withdraw(id []byte) bool {
 	n, ok := ownID(id)
 	if !ok {
 		return false
 	}
 	c.wmu.Lock()
-	line, found := c.queue.remove(n)
+	line, found := c.lane.lines.remove(n)
 	if found {
-		c.queued -= len(line.line)
+		size := line.size()
+		c.lane.queued -= size
+		c.queued -= size
 	}
 	c.wmu.Unlock()
 	return found && c.Forget(id)
+}
+
+// writeTo writes the line's parts to w, in order.
+func (l *queuedLine) writeTo(w io.Writer) error {
+	for _, p := range l.parts {
+		if len(p) == 0 {
+			continue
+		}
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// size is the line's length in bytes.
+func (l *queuedLine) size() int {
+	return len(l.parts[0]) + len(l.parts[1]) + len(l.parts[2])
 }

@@ -23,13 +23,6 @@ type pipeReader struct {
 	grace time.Duration
 	dead  atomic.Bool // the child has exited: reads are limited to grace
 
-	// With a loop, reads are made by its coroutines (loopRead); see
-	// [Loop].
-	loop    *Loop
-	raw     *rawRead    // the loop's non-blocking reads of f
-	closed  atomic.Bool // Close was called: the next read fails
-	restore func()      // undoes what Loop.Reader changed in f, if anything
-
 	mu  sync.Mutex // protects err
 	err error      // sticky error once the pipe is closed
 
@@ -42,11 +35,6 @@ func newPipeReader(f *os.File, grace time.Duration) *pipeReader {
 
 // Read reads from the pipe. It is meant for one reader at a time.
 func (r *pipeReader) Read(b []byte) (int, error) {
-	if r.loop != nil {
-		return r.loopRead(b)
-	}
-	// (An atomic flag in front of this lock made no difference end to end:
-	// BenchmarkOverhead, head to head, 1.0x over 6 runs.)
 	r.mu.Lock()
 	err := r.err
 	r.mu.Unlock()
@@ -69,21 +57,11 @@ func (r *pipeReader) Read(b []byte) (int, error) {
 // exited limits reads, the one in progress included, to grace from now on.
 func (r *pipeReader) exited() {
 	r.dead.Store(true)
-	if r.loop != nil {
-		r.loop.poke() // the read waiting, if any, then waits with a deadline
-		return
-	}
 	r.f.SetReadDeadline(time.Now().Add(r.grace)) // fails harmlessly where unsupported
 }
 
-// Close closes the pipe; a read in progress returns an error. (With a
-// loop, the read closes it, on the loop.)
+// Close closes the pipe; a read in progress returns an error.
 func (r *pipeReader) Close() error {
-	if r.loop != nil {
-		r.closed.Store(true)
-		r.loop.poke()
-		return nil
-	}
 	r.closeFile()
 	return nil
 }
@@ -106,33 +84,23 @@ func (r *pipeReader) stop(err error) error {
 }
 
 // openPipes opens the child's stdin, stdout and stderr: the parent's ends
-// (it writes the first, reads the others) and the child's, and the reader
-// of the parent's end of stdout, which the loop reads if there is one.
-func openPipes(loop *Loop, grace time.Duration) (parent, child [3]*os.File, stdout *pipeReader, err error) {
+// (it writes the first, reads the others) and the child's. The parent's
+// ends are read and written through Go's poller, where the system has one
+// for pipes.
+func openPipes() (parent, child [3]*os.File, err error) {
 	for i := range 3 {
-		var r, w *os.File
-		if i == 1 && loop != nil {
-			stdout, w, err = loop.loopPipe(grace)
-			if err == nil {
-				r = stdout.f
-			}
-		} else {
-			r, w, err = os.Pipe()
-		}
+		r, w, err := os.Pipe()
 		if err != nil {
 			closeAll(parent[:i])
 			closeAll(child[:i])
-			return parent, child, nil, err
+			return parent, child, err
 		}
 		if i == 0 { // the child reads its stdin
 			r, w = w, r
 		}
 		parent[i], child[i] = r, w
 	}
-	if stdout == nil {
-		stdout = newPipeReader(parent[1], grace)
-	}
-	return parent, child, stdout, nil
+	return parent, child, nil
 }
 
 func closeAll(fs []*os.File) {

@@ -100,11 +100,6 @@ type Spec struct {
 	// group is killed even if the aggregator is (see [Watchdog]).
 	Watchdog *Watchdog
 
-	// Loop, when set, reads the child's stdout: [Process.Stdout] must then
-	// be read only by functions given to [Loop.Go]. Nil: a goroutine of
-	// the caller's reads it, as any pipe.
-	Loop *Loop
-
 	// StopGrace is the wait for each step of [Process.Stop]; 0 means
 	// DefaultStopGrace. It is also how long a read may wait for data on a
 	// pipe after the child has exited before giving up with ErrLeftOpen.
@@ -172,7 +167,7 @@ func Start(spec Spec) (*Process, error) {
 		grace = DefaultStopGrace
 	}
 
-	parent, child, stdout, err := openPipes(spec.Loop, grace)
+	parent, child, err := openPipes()
 	if err != nil {
 		return fail(err)
 	}
@@ -200,7 +195,7 @@ func Start(spec Spec) (*Process, error) {
 		grace:    grace,
 		cmd:      cmd,
 		stdin:    parent[0],
-		stdout:   stdout,
+		stdout:   newPipeReader(parent[1], grace),
 		stderr:   newPipeReader(parent[2], grace),
 		done:     make(chan struct{}),
 		hurry:    make(chan struct{}),

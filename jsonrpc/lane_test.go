@@ -1,0 +1,147 @@
+package jsonrpc
+
+import (
+	"io"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// gatedWriter holds its first Write until release is closed; every write
+// is recorded.
+type gatedWriter struct {
+	rec     recordingWriter
+	entered chan struct{}
+	release chan struct{}
+	first   bool
+}
+
+func newGatedWriter() *gatedWriter {
+	return &gatedWriter{entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (g *gatedWriter) Write(b []byte) (int, error) {
+	if !g.first {
+		g.first = true // only the flusher writes: no race
+		close(g.entered)
+		<-g.release
+	}
+	return g.rec.Write(b)
+}
+
+// TestLanesTakeTurns: the queue serves the lanes with lines waiting one
+// line each in turn, each lane's lines in order, so a lane with many lines
+// holds the others back by one line at most.
+func TestLanesTakeTurns(t *testing.T) {
+	w := newGatedWriter()
+	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
+	a, b := c.NewLane(), c.NewLane()
+	a.Write([]byte("x0\n"))
+	await(t, w.entered, "the first write")
+	for _, l := range []struct {
+		lane *Lane
+		line string
+	}{{a, "a1"}, {a, "a2"}, {a, "a3"}, {b, "b1"}, {b, "b2"}, {&c.lane, "c1"}} {
+		if err := l.lane.Write([]byte(l.line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(w.release)
+	c.WaitWrites(0)
+	var got []string
+	for _, r := range w.rec.recorded() {
+		got = append(got, strings.TrimSuffix(string(r), "\n"))
+	}
+	if want := "x0 a1 b1 c1 a2 b2 a3"; strings.Join(got, " ") != want {
+		t.Errorf("written %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestWaitRoom: WaitRoom returns once the lane's own lines are written
+// down to the limit, whatever other lanes hold; at once when its lane has
+// room; and when stop closes.
+func TestWaitRoom(t *testing.T) {
+	w := newGatedWriter()
+	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
+	flooder, other := c.NewLane(), c.NewLane()
+	flooder.Write([]byte("first\n"))
+	await(t, w.entered, "the first write")
+	flooder.Write([]byte(strings.Repeat("f", 100) + "\n"))
+	other.Write([]byte(strings.Repeat("o", 1000) + "\n"))
+
+	other2 := c.NewLane()
+	returned := make(chan struct{})
+	go func() { other2.WaitRoom(10, nil); close(returned) }()
+	await(t, returned, "WaitRoom of an empty lane")
+
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() { other.WaitRoom(10, stop); close(stopped) }()
+	close(stop)
+	await(t, stopped, "WaitRoom after stop")
+
+	waited := make(chan struct{})
+	go func() { flooder.WaitRoom(50, nil); close(waited) }()
+	select {
+	case <-waited:
+		t.Fatal("WaitRoom returned while 100 bytes of its lane were waiting")
+	default:
+	}
+	close(w.release)
+	await(t, waited, "WaitRoom once its lane was written")
+	c.WaitWrites(0)
+}
+
+// TestWriteQueuesPartsWhereTheyLie: a line written in parts waits in the
+// queue as those parts: a large payload is not copied.
+func TestWriteQueuesPartsWhereTheyLie(t *testing.T) {
+	w := newGatedWriter()
+	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
+	c.Write([]byte("first\n"))
+	await(t, w.entered, "the first write")
+	result := []byte(`{"big":"` + strings.Repeat("x", 1<<16) + `"}`)
+	parts := ResultParts(IntID(1), result)
+	if err := c.WriteParts(parts[:]...); err != nil {
+		t.Fatal(err)
+	}
+	c.wmu.Lock()
+	queued := c.lane.lines.lines[c.lane.lines.head].parts[1]
+	c.wmu.Unlock()
+	if !aliases(result, queued) {
+		t.Error("the queued result is a copy")
+	}
+	close(w.release)
+	c.WaitWrites(0)
+	rec := w.rec.recorded()
+	if got := string(rec[len(rec)-3]) + string(rec[len(rec)-2]) + string(rec[len(rec)-1]); got != string(AppendResult(nil, IntID(1), result)) {
+		t.Errorf("the line written from parts differs: %.80q", got)
+	}
+}
+
+// TestWatchSurroundsTheHooks: Options.Watch is told before a line reaches
+// its hook and done after the hook returned, and likewise around Close's
+// answers to the pending calls.
+func TestWatchSurroundsTheHooks(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	record := func(e string) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	c := NewConn(strings.NewReader(`{"jsonrpc":"2.0","method":"n"}`+"\n"), io.Discard, Options{
+		Handle: func(*Message) { record("handle") },
+		Watch: func(what string) func() {
+			record("start " + what)
+			return func() { record("done " + what) }
+		},
+	})
+	c.Go("m", nil, func(*Message, error) { record("answered") })
+	c.Run() // reads the notification, then closes at the end of input
+	mu.Lock()
+	defer mu.Unlock()
+	want := "start a line,handle,done a line,start the close of pending calls,answered,done the close of pending calls"
+	if got := strings.Join(events, ","); got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
