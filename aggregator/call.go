@@ -231,13 +231,16 @@ func (c *call) local(parent context.Context) (context.Context, func()) {
 // served here stops; a call sent to a child is forgotten and the child is
 // told, under its own id; a call being sent is cancelled as soon as it is.
 func (c *call) cancel(cause error) {
+	// Recorded first: a call served here that stops on it must find
+	// itself cancelled, and so answer nothing.
+	id := c.sendState.cancel(cause)
 	c.localMu.Lock()
 	stop := c.stopLocal
 	c.localMu.Unlock()
 	if stop != nil {
 		stop(cause)
 	}
-	if id := c.sendState.cancel(cause); id != nil {
+	if id != nil {
 		c.cancelAtChild(id, cause)
 	}
 }

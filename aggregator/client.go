@@ -105,14 +105,14 @@ func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 }
 
 // serve has the call served by its method: on the reader goroutine when
-// the method is quick (and the children are ready), else on a goroutine of
-// its own, which the client's cancel can stop.
+// the method is quick (and the children are ready, or the call's server
+// is), else on a goroutine of its own, which the client's cancel can stop.
 func (a *Aggregator) serve(c *call) {
 	if c.batch != nil && c.isCancelled() { // by a notification later in its batch
 		c.answer(nil)
 		return
 	}
-	if c.spec.quick && (c.spec.early || a.ready.Load()) {
+	if c.spec.quick && (c.spec.early || a.ready.Load() || a.listed(c)) {
 		a.run(a.ctx, c)
 		return
 	}
@@ -129,6 +129,27 @@ func (a *Aggregator) serve(c *call) {
 		release()
 		c.answer(nil)
 	}
+}
+
+// listed reports whether a call routed by name names a tool or prompt
+// that a running server listed: a call to a server that is up is served
+// without waiting for the others to start. (What is not listed yet waits,
+// and is then looked up again.)
+func (a *Aggregator) listed(c *call) bool {
+	name, ok := c.name()
+	if !ok {
+		return false
+	}
+	r := a.reg.Load()
+	switch c.method {
+	case "tools/call":
+		_, ok = r.tools[string(name)]
+	case "prompts/get":
+		_, ok = r.prompts[string(name)]
+	default:
+		ok = false
+	}
+	return ok
 }
 
 // refuse answers what needs no child: unknown methods, params that are not

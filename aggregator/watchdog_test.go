@@ -13,8 +13,8 @@ import (
 // hookLimit is how long a connection's hooks may take with one line (or
 // with the close of its pending calls) before the watchdog reports them:
 // they never wait, so even under -race on a loaded machine they take
-// microseconds; a hook that waited for a child's end took 2 s.
-const hookLimit = time.Second
+// microseconds; a hook that waited for a child's end took 1 to 2 s.
+const hookLimit = 500 * time.Millisecond
 
 // lateHooks records every hook the watchdog caught.
 var lateHooks struct {
