@@ -101,7 +101,18 @@ type Options struct {
 	// ProbeTimeout bounds the server/discover probe of each child when the
 	// client speaks the modern era; 0 means DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// ClientRequestTimeout bounds how long a child's request to the client
+	// (sampling, elicitation, roots) waits for the client's answer before
+	// the child gets an error and the client a cancel; 0 means
+	// DefaultClientRequestTimeout.
+	ClientRequestTimeout time.Duration
 }
+
+// DefaultClientRequestTimeout is the default of
+// Options.ClientRequestTimeout: long enough for a person to answer an
+// elicitation; servers usually give up sooner themselves (the TypeScript
+// SDK after 60 s) and cancel.
+const DefaultClientRequestTimeout = 10 * time.Minute
 
 // DefaultMaxQueue is the default of Options.MaxQueue.
 const DefaultMaxQueue = 32 << 20
@@ -155,6 +166,9 @@ func New(opts Options) *Aggregator {
 	}
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	if opts.ClientRequestTimeout <= 0 {
+		opts.ClientRequestTimeout = DefaultClientRequestTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Aggregator{
@@ -357,6 +371,7 @@ func (a *Aggregator) shutdown() {
 	}
 	wg.Wait()
 	a.handlers.Wait()
+	a.stopForgetting()
 	for _, x := range a.parked.takeAll() {
 		x.stop()
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -19,6 +20,28 @@ type childLists struct {
 	resources    map[string][]byte // uri -> raw entry
 	resourceList [][]byte          // raw entries in the child's order
 	templates    []resourceTemplate
+
+	// stored says, by list method, when the fetch of the list stored
+	// began (its number in fetches): a fetch that began earlier and ended
+	// later never overwrites what a later one stored.
+	stored map[string]uint64
+}
+
+// fetches counts the list fetches of every child, in the order they begin.
+var fetches atomic.Uint64
+
+// storable reports, with the child's mu held, whether the list of method
+// fetched from began may be stored: no fetch of it that began later
+// stored first. It records the store.
+func (l *childLists) storable(method string, began uint64) bool {
+	if l.stored == nil {
+		l.stored = make(map[string]uint64)
+	}
+	if l.stored[method] > began {
+		return false
+	}
+	l.stored[method] = began
+	return true
 }
 
 // namedEntry is a tool or prompt as a child listed it.
@@ -72,17 +95,21 @@ func (c *child) refreshPrompts(ctx context.Context) error {
 // refreshNamed replaces *list and *hint (guarded by c.mu) with the child's
 // current entries of a named list.
 func (c *child) refreshNamed(ctx context.Context, method, field string, list *[]namedEntry, hint *cacheHint) error {
+	began := fetches.Add(1)
 	entries, h, err := c.listNamed(ctx, method, field)
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
-	*list, *hint = entries, h
+	if c.lists.storable(method, began) {
+		*list, *hint = entries, h
+	}
 	c.mu.Unlock()
 	return nil
 }
 
 func (c *child) refreshResources(ctx context.Context) error {
+	began := fetches.Add(1)
 	items, hint, err := c.fetchAllPages(ctx, "resources/list", "resources")
 	if err != nil {
 		return err
@@ -96,12 +123,15 @@ func (c *child) refreshResources(ctx context.Context) error {
 		}
 	}
 	c.mu.Lock()
-	c.lists.resources, c.lists.resourceList, c.hints.resources = byURI, items, hint
+	if c.lists.storable("resources/list", began) {
+		c.lists.resources, c.lists.resourceList, c.hints.resources = byURI, items, hint
+	}
 	c.mu.Unlock()
 	return nil
 }
 
 func (c *child) refreshTemplates(ctx context.Context) error {
+	began := fetches.Add(1)
 	items, hint, err := c.fetchAllPages(ctx, "resources/templates/list", "resourceTemplates")
 	if err != nil {
 		return err
@@ -115,7 +145,9 @@ func (c *child) refreshTemplates(ctx context.Context) error {
 		ts = append(ts, resourceTemplate{uriTemplate: t, match: templateMatcher(t), raw: it})
 	}
 	c.mu.Lock()
-	c.lists.templates, c.hints.templates = ts, hint
+	if c.lists.storable("resources/templates/list", began) {
+		c.lists.templates, c.hints.templates = ts, hint
+	}
 	c.mu.Unlock()
 	return nil
 }

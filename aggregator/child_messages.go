@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -84,9 +85,14 @@ type childRequest struct {
 	method    string
 	augmented bool        // it asks the client for a task
 	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
+	timer     *time.Timer // ends it unanswered after Options.ClientRequestTimeout
 
 	sendState // its id at the client, the child's cancel
 }
+
+// maxClientRequests bounds the requests of one child that wait for the
+// client's answers: past it, the child's next request is refused.
+const maxClientRequests = 1024
 
 // relayToClient sends a child's request to the client under a fresh id;
 // the client's answer goes back under the child's id from the client's
@@ -109,6 +115,11 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
+	if c.incoming.len() >= maxClientRequests { // only this reader adds to it
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+			"mcp-simple-aggregator: %d requests of this server already wait for the client's answers", maxClientRequests)))
+		return
+	}
 	r := &childRequest{c: c, id: m.ID, key: string(m.ID), method: m.Method}
 	params := m.Params
 	switch m.Method {
@@ -123,6 +134,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 	}
 	params, token := c.a.remapProgressToken(c, c.a.relatedToClient(c, params))
 	r.token = token // before r is in the table, where drop may take it
+	r.timer = time.AfterFunc(c.a.opts.ClientRequestTimeout, r.expire)
 	if !c.incoming.add(r.key, r) {
 		r.forgetToken()
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+r.key+" is already used by a request in flight"))
@@ -172,7 +184,23 @@ func (r *childRequest) cancel(cause error) {
 	}
 }
 
+// expire ends the request that the client has not answered in time: the
+// child gets an error, the client a cancel.
+func (r *childRequest) expire() {
+	if !r.c.incoming.remove(r.key, r) {
+		return
+	}
+	err := fmt.Errorf("the client did not answer within %v", r.c.a.opts.ClientRequestTimeout)
+	r.cancel(err)
+	r.c.conn.Write(errorLine(r.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: "+err.Error()))
+}
+
+// forgetToken forgets the progress token handed to the client and stops
+// the timer: the request has ended.
 func (r *childRequest) forgetToken() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
 	if r.token != "" {
 		r.c.a.progress.take(r.token)
 	}

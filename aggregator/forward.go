@@ -21,17 +21,9 @@ func to(c *child, params []byte) target {
 
 // forward sends the call to its target under a fresh id of the child's
 // connection: the one path every client request to a child takes. The
-// method's rewrite hook may change the params first. The answer comes back
-// to Answered on the child's reader goroutine.
+// answer comes back to Answered on the child's reader goroutine.
 func (a *Aggregator) forward(c *call, t target) {
 	params := t.parts[:]
-	if rewrite := c.spec.rewrite; rewrite != nil {
-		var bad []byte
-		if params, bad = rewrite(c, t); bad != nil {
-			c.answer(bad)
-			return
-		}
-	}
 	c.child = t.child
 	if modern := t.child.modern.Load(); modern != c.modern {
 		params = a.acrossEras(c, t.child, params)

@@ -64,6 +64,13 @@ func (t *idTable[E]) remove(id string, e E) bool {
 	return true
 }
 
+// len returns how many entries the table holds.
+func (t *idTable[E]) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
+}
+
 // all returns what the table holds, leaving it.
 func (t *idTable[E]) all() []E {
 	t.mu.Lock()

@@ -34,15 +34,10 @@ type method struct {
 	// Neither: the client cancelled, or the aggregator is shutting down.
 	route func(*Aggregator, context.Context, *call) (target, []byte)
 
-	// The hooks of forward, in the manner of httputil.ReverseProxy. nil is
-	// the fast case: the params go down as route made them, and the
-	// child's answer is spliced under the client's id.
-	//
-	// rewrite may replace the params sent to the child (as parts to join)
-	// or return an error line to answer instead.
-	rewrite func(c *call, t target) (params [][]byte, bad []byte)
-	// modifyResponse may rewrite the child's answer: it returns the line
-	// to send the client, or nil to send the answer as it is.
+	// modifyResponse, the hook of forward in the manner of
+	// httputil.ReverseProxy, may rewrite the child's answer: it returns
+	// the line to send the client, or nil to send the answer as it is
+	// (nil, the common case: the answer is spliced under the client's id).
 	modifyResponse func(c *call, resp *jsonrpc.Message) []byte
 }
 

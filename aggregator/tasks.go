@@ -46,6 +46,10 @@ type taskTable struct {
 	seq      atomic.Int64 // the last id handed out
 	sweeping sync.Mutex   // one sweep at a time
 	sweepAt  atomic.Int64 // the registration count at which the next sweep runs
+
+	forgetMu   sync.Mutex     // protects timers
+	timers     []*time.Timer  // forgetLater's, one per child that died
+	forgetting sync.WaitGroup // forgetLater's timers not stopped
 }
 
 // sweepEvery is how many tasks are registered between two sweeps of the
@@ -109,6 +113,36 @@ func (a *Aggregator) sweepTasks(now time.Time) {
 		}
 	}
 	a.sweepClientTasks(now)
+}
+
+// forgetLater forgets every task of the child once deadTaskGrace has
+// passed, unless the session ends first (stopForgetting).
+func (a *Aggregator) forgetLater(c *child) {
+	a.tasks.forgetting.Add(1)
+	timer := time.AfterFunc(deadTaskGrace, func() {
+		defer a.tasks.forgetting.Done()
+		for _, t := range c.tasks.takeAll() {
+			a.tasks.byID.remove(t.id, t)
+		}
+	})
+	a.tasks.forgetMu.Lock()
+	a.tasks.timers = append(a.tasks.timers, timer)
+	a.tasks.forgetMu.Unlock()
+}
+
+// stopForgetting stops the timers of forgetLater and waits for those that
+// fired: nothing of the session runs after it.
+func (a *Aggregator) stopForgetting() {
+	a.tasks.forgetMu.Lock()
+	timers := a.tasks.timers
+	a.tasks.timers = nil
+	a.tasks.forgetMu.Unlock()
+	for _, t := range timers {
+		if t.Stop() {
+			a.tasks.forgetting.Done()
+		}
+	}
+	a.tasks.forgetting.Wait()
 }
 
 // markTerminal records a status the child reported for the task.
@@ -343,14 +377,21 @@ func (h *heldStatuses) take(key string) [][]byte {
 	return held
 }
 
+// deadTaskGrace is how long the tasks of a child that died stay known, so
+// that a tasks/* on them is answered with the child's failure, when their
+// ttl does not end them sooner. (A variable for the tests.)
+var deadTaskGrace = 5 * time.Minute
+
 // failTasks tells the client that every task of a child that died and had
-// not ended has failed. The tasks stay known until their ttl, so that a
-// later tasks/* on them is answered with the child's failure.
+// not ended has failed. The tasks stay known until their ttl, and
+// deadTaskGrace at most, so that a later tasks/* on them is answered with
+// the child's failure.
 func (c *child) failTasks(cause error) {
 	up := c.a.client.conn
 	if up == nil {
 		return
 	}
+	c.a.forgetLater(c)
 	for _, t := range c.tasks.all() {
 		if t.isTerminal() {
 			continue
