@@ -70,6 +70,10 @@ type Options struct {
 	// the reader may wait: as flow control, for room for what it has
 	// passed on (Lane.WaitRoom), never for another peer.
 	Pace func()
+	// Written, when set, with Queue, is told the size of each line the
+	// queue's goroutine has written, on that goroutine, once the Conn
+	// holds the line no more.
+	Written func(size int)
 	// Watch, when set, is told as the reader hands a line to the hooks
 	// and as Close tells the pending calls of the close; the function it
 	// returns is called once they have returned. Tests use it to catch a

@@ -145,3 +145,29 @@ func TestWatchSurroundsTheHooks(t *testing.T) {
 		t.Errorf("events %s, want %s", got, want)
 	}
 }
+
+// TestWrittenToldOfEachLine: with Queue, Options.Written is told the size
+// of each line once it is written, in order, parts counted whole.
+func TestWrittenToldOfEachLine(t *testing.T) {
+	sizes := make(chan int, 10)
+	var rec recordingWriter
+	c := NewConn(strings.NewReader(""), &rec, Options{Queue: true, Written: func(n int) {
+		if len(rec.recorded()) == 0 {
+			t.Error("Written was told before the line was written")
+		}
+		sizes <- n
+	}})
+	c.Write([]byte("{}\n"))
+	parts := ResultParts(IntID(7), []byte(`"abc"`))
+	c.WriteParts(parts[:]...)
+	c.WaitWrites(0)
+	close(sizes)
+	var got []int
+	for n := range sizes {
+		got = append(got, n)
+	}
+	want := []int{3, len(AppendResult(nil, IntID(7), []byte(`"abc"`)))}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Written told %v, want %v", got, want)
+	}
+}

@@ -144,6 +144,9 @@ func (c *Conn) flush() {
 		err := next.writeTo(c.w)
 		size := next.size()
 		next = queuedLine{} // let a large line go before the next is written
+		if c.opts.Written != nil {
+			c.opts.Written(size)
+		}
 		c.wmu.Lock()
 		lane.queued -= size
 		c.queued -= size
