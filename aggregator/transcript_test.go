@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -17,7 +16,9 @@ var update = flag.Bool("update", false, "rewrite the expected lines of testdata/
 
 // TestTranscripts drives the aggregator over pipes, as its client, through
 // the transcripts in testdata/*.jsonl, against two children, alpha and
-// beta, made by transcriptChild. A transcript is a list of steps:
+// beta, made by transcriptChild; or, when its first line is
+// "# children: KEY=KIND ...", against those children, of those kinds
+// (eraChild: legacy, tasks or modern). A transcript is a list of steps:
 //
 //	# a comment
 //	> LINE    the client sends LINE
@@ -30,7 +31,9 @@ var update = flag.Bool("update", false, "rewrite the expected lines of testdata/
 // the end the output must have ended (the input is closed first if the
 // transcript did not). With -update, the < lines of each step are
 // rewritten with what the aggregator sent (a new step gets its lines from
-// placeholders: write "< ?" once per line it should read).
+// placeholders: write "< ?" once per line it should read). The
+// aggregator's requestStates, random, are written with their prefix and
+// $1, $2, ... in the order they first came, in its lines and the client's.
 func TestTranscripts(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	if len(files) == 0 {
@@ -74,7 +77,9 @@ func readTranscript(t *testing.T, file string) (steps []step, trailer []string) 
 
 func runTranscript(t *testing.T, file string) {
 	steps, trailer := readTranscript(t, file)
-	h := serve(t, ":", func(s config.Server) (Process, error) { return startFake(transcriptChild(s.Key)), nil }, "alpha", "beta")
+	keys, start := transcriptChildren(t, file)
+	h := serve(t, ":", start, keys...)
+	var tokens inputTokens
 	closed := false
 	for i := range steps {
 		s := &steps[i]
@@ -82,6 +87,9 @@ func runTranscript(t *testing.T, file string) {
 			h.closeInput()
 			closed = true
 			got := h.rest()
+			for j := range got {
+				got[j] = tokens.hide(got[j])
+			}
 			sort.Strings(got)
 			if !*update && !equalLines(got, s.expect) {
 				t.Fatalf("%s: after > EOF:\n got %s\nwant %s", file, strings.Join(got, "\n    "), strings.Join(s.expect, "\n     "))
@@ -89,9 +97,9 @@ func runTranscript(t *testing.T, file string) {
 			s.expect = got
 			continue
 		}
-		h.send(s.send)
+		h.send(tokens.show(s.send))
 		for j, want := range s.expect {
-			got := h.read()
+			got := tokens.hide(h.read())
 			if !*update && got != want {
 				t.Fatalf("%s: after > %s\nline %d:\n got %s\nwant %s", file, s.send, j+1, got, want)
 			}
