@@ -106,12 +106,13 @@ func (c *child) spawn() {
 	c.conn = jsonrpc.NewConn(c.proc.Stdout(), c.proc.Stdin(), jsonrpc.Options{
 		// Writes to a child never block: one that stops reading its stdin
 		// must not stall the client or the other children.
-		Queue:       true,
-		MaxQueued:   c.a.opts.MaxQueue,
-		Handle:      c.handle,
-		Invalid:     c.invalid,
-		MaxLineSize: c.a.opts.MaxMessageSize,
-		Oversized:   c.oversized,
+		Queue:           true,
+		MaxQueued:       c.a.opts.MaxQueue,
+		CheckDuplicates: true, // see duplicates.go
+		Handle:          c.handle,
+		Invalid:         c.invalid,
+		MaxLineSize:     c.a.opts.MaxMessageSize,
+		Oversized:       c.oversized,
 		Unmatched: func(m *jsonrpc.Message) {
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
@@ -143,10 +144,15 @@ func (c *child) pace() {
 
 // invalid handles a line of the child that is not a valid message.
 func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
-	c.a.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", c.key, err, clipLine(line))
+	var id []byte // null: a request with a null or malformed id still gets an answer
+	if errors.Is(err, jsonrpc.ErrDuplicateMember) {
+		c.a.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))
+		id = m.ID // the message is whole: its id was read
+	} else {
+		c.a.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", c.key, err, clipLine(line))
+	}
 	if m != nil && m.Method != "" && !isBrokenNotification(line, m) {
-		// A request with a null or malformed id still gets an answer.
-		c.conn.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
+		c.conn.Write(errorLine(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
 	}
 }
 

@@ -191,13 +191,9 @@ func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]by
 		if resp.Error != nil {
 			return nil, cacheHint{}, c.errorf("answered %s with an error: %s", method, resp.Error)
 		}
-		list, ok := jsonrpc.Member(resp.Result, field)
-		if !ok {
-			return nil, cacheHint{}, c.errorf("answered %s without %q", method, field)
-		}
-		items, err := jsonrpc.Elements(list)
+		items, err := c.listEntries(resp, method, field)
 		if err != nil {
-			return nil, cacheHint{}, c.errorf("answered %s: %q is not an array", method, field)
+			return nil, cacheHint{}, err
 		}
 		all = append(all, items...)
 		if c.modern.Load() {

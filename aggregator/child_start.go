@@ -139,6 +139,9 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 		}
 		return c.errorf("answered initialize with an error: %s", resp.Error)
 	}
+	if resp.Duplicate != "" {
+		return c.duplicateAnswer(resp.Duplicate)
+	}
 	version, _ := jsonrpc.StringMember(resp.Result, "protocolVersion")
 	if !isSupported(version) {
 		return c.errorf("answered initialize with protocol version %q, which is not one of %s", version, strings.Join(supportedVersions, ", "))
@@ -189,6 +192,9 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 		data, _ := jsonrpc.Member(resp.Error, "data")
 		supported, _ := jsonrpc.Member(data, "supported")
 		return speaksLegacy(supported), c.errorf("speaks none of %s: %s", strings.Join(modernVersions, ", "), resp.Error)
+	}
+	if resp.Duplicate != "" {
+		return false, c.duplicateAnswer(resp.Duplicate)
 	}
 	supported, _ := jsonrpc.Member(resp.Result, "supportedVersions")
 	versions, _ := jsonrpc.Elements(supported)

@@ -71,6 +71,9 @@ func (a *Aggregator) acrossEras(c *call, ch *child, params [][]byte) [][]byte {
 // connection), on the goroutine that received it. The answer to an
 // exchange goes to the call waiting for it, if any (input_modern.go).
 func (c *call) Answered(resp *jsonrpc.Message, err error) {
+	if resp != nil && resp.Duplicate != "" {
+		resp, err = nil, c.child.duplicateAnswer(resp.Duplicate)
+	}
 	if x := c.exchange; x != nil {
 		if w := x.finish(resp, err); w != nil {
 			w.deliver(resp, err)

@@ -38,7 +38,11 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
 			continue
 		}
-		page, next := a.childTaskPage(ch, resp.Result)
+		page, next, err := a.childTaskPage(ch, resp)
+		if err != nil {
+			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
+			continue
+		}
 		if next == nil && len(page) == 0 {
 			continue
 		}
@@ -52,9 +56,11 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 // aggregator does not know is registered while it runs; one that has
 // ended is left out: it is one whose result the client fetched (or whose
 // ttl ran out), which tasks/get no longer finds either.
-func (a *Aggregator) childTaskPage(ch *child, result []byte) ([][]byte, []byte) {
-	list, _ := jsonrpc.Member(result, "tasks")
-	items, _ := jsonrpc.Elements(list)
+func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, []byte, error) {
+	items, err := ch.listEntries(resp, "tasks/list", "tasks")
+	if err != nil {
+		return nil, nil, err
+	}
 	var page [][]byte
 	for _, it := range items {
 		childID, _ := jsonrpc.Member(it, "taskId")
@@ -68,11 +74,11 @@ func (a *Aggregator) childTaskPage(ch *child, result []byte) ([][]byte, []byte) 
 			page = append(page, setTaskID(it, t.id))
 		}
 	}
-	next, ok := jsonrpc.Member(result, "nextCursor")
+	next, ok := jsonrpc.Member(resp.Result, "nextCursor")
 	if !ok || string(next) == "null" {
 		next = nil
 	}
-	return page, next
+	return page, next, nil
 }
 
 // taskListResult builds the page, with a cursor to go on from child idx

@@ -70,6 +70,12 @@ type Options struct {
 	// the reader may wait: as flow control, for room for what it has
 	// passed on (Lane.WaitRoom), never for another peer.
 	Pace func()
+	// CheckDuplicates looks in every message for a member that appears
+	// twice in one object (see ErrDuplicateMember): a request or
+	// notification that has one goes to Invalid, with an error wrapping
+	// ErrDuplicateMember; an answer is delivered with Message.Duplicate
+	// naming the member, for its Waiter to decide.
+	CheckDuplicates bool
 	// Written, when set, with Queue, is told the size of each line the
 	// queue's goroutine has written, on that goroutine, once the Conn
 	// holds the line no more.
@@ -190,6 +196,15 @@ func (c *Conn) dispatch(line []byte) {
 		if fixed, changed := toValidUTF8(line); changed {
 			line = fixed
 			m, _, err = parse(line)
+		}
+	}
+	if err == nil && c.opts.CheckDuplicates {
+		if key, dup := DuplicateMember(line); dup {
+			if m.IsResponse() {
+				m.Duplicate = key
+			} else {
+				err = fmt.Errorf("%w: %q", ErrDuplicateMember, key)
+			}
 		}
 	}
 	if err != nil {

@@ -14,6 +14,9 @@ type Message struct {
 	Params json.RawMessage
 	Result json.RawMessage
 	Error  json.RawMessage
+	// Duplicate, with Options.CheckDuplicates, is the key of a member
+	// that appears twice in one object of an answer ("" for none).
+	Duplicate string
 }
 
 // IsRequest reports whether m is a request (a method and an id).
