@@ -90,21 +90,33 @@ func toolServer(tools ...string) func(string, []byte) string {
 
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
 
-func TestNameCollisionFirstInConfigOrderWins(t *testing.T) {
+// Names that would collide are settled by the names, never by the order
+// of the servers: the entry whose key could be read as part of the other's
+// name gets a hash, in either order.
+func TestNameCollisionIsSettledByTheNamesNotTheOrder(t *testing.T) {
 	// With separator "__", key "a" + tool "_x" and key "a_" + tool "x" both
 	// make "a___x".
-	h := serveFakes(t, "__", map[string]func(string, []byte) string{
+	fakes := map[string]func(string, []byte) string{
 		"a":  toolServer(`{"name":"_x","description":"from a"}`),
 		"a_": toolServer(`{"name":"x","description":"from a_"}`, `{"name":"y"}`),
-	}, "a", "a_")
-	h.exchange(initLine)
-	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a___x","description":"from a"},{"name":"a___y"}]}}`
-	if got != want {
-		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
 	}
-	if log := h.logged(); !strings.Contains(log, `tool "a___x" of server "a_" is hidden by the same name from server "a"`) {
-		t.Fatalf("no collision warning in log:\n%s", log)
+	var lists []string
+	for _, order := range [][]string{{"a", "a_"}, {"a_", "a"}} {
+		h := serveFakes(t, "__", fakes, order...)
+		h.exchange(initLine)
+		got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		for _, name := range []string{`{"name":"a___x","description":"from a"}`, `{"name":"a___x_69a19593","description":"from a_"}`, `{"name":"a___y"}`} {
+			if !strings.Contains(got, name) {
+				t.Errorf("order %v: tools/list %s has no %s", order, got, name)
+			}
+		}
+		if log := h.logged(); !strings.Contains(log, `tool "x" of server "a_" is listed as "a___x_69a19593": "a___x" would be another server's name too`) {
+			t.Errorf("no collision warning in log:\n%s", log)
+		}
+		lists = append(lists, got)
+	}
+	if len(lists[0]) != len(lists[1]) {
+		t.Errorf("the names differ with the order:\n%s\n%s", lists[0], lists[1])
 	}
 }
 

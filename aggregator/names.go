@@ -30,7 +30,8 @@ type nameChange uint8
 const (
 	charsReplaced nameChange = 1 << iota // characters outside the pattern became _
 	shortened                            // over 64 characters: a head and a hash
-	disambiguated                        // its strict form was another name's: a hash added
+	disambiguated                        // its name was another entry's too: a hash added
+	ambiguousKey                         // its key holds the separator, or ends with a part of it
 )
 
 // describe names the changes, for log lines: "with characters replaced, shortened".
@@ -44,6 +45,9 @@ func (ch nameChange) describe() string {
 	}
 	if ch&disambiguated != 0 {
 		parts = append(parts, "told apart by a hash")
+	}
+	if ch&ambiguousKey != 0 && ch&disambiguated == 0 {
+		parts = append(parts, "with a key that holds the separator")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -59,24 +63,33 @@ type assignedName struct {
 	hidden bool
 }
 
-// assign names every entry, in config order. Outside strict mode a name is
-// KEY+sep+name and, on a collision, the first entry keeps it and the later
-// ones are hidden. In strict mode each name is first put in strict form;
-// entries whose strict forms collide are told apart by a hash of their full
-// name, except one whose strict form is its plain name (the first such in
-// config order), which keeps it. The names depend only on the set of
-// entries, so they are the same on every run with the same servers; a
+// assign names every entry. A name is KEY+sep+name, in strict mode put in
+// strict form first. Entries whose names collide are told apart by a hash
+// of their full name, except the one whose name is exactly KEY+sep+name
+// with a key that neither holds the separator nor ends with a part of it:
+// such names cannot collide with each other (the first separator in the
+// name ends the key), so there is at most one, and it keeps its name. The
+// names depend only on the set of entries, never on their order, and a
+// server added beside them changes none of the names of those with clean
+// keys. An entry a server lists twice is served once (its first); a
 // collision that remains (two equal hashes) hides the later entry.
 func (n naming) assign(entries []entryName) []assignedName {
 	out := make([]assignedName, len(entries))
+	listed := make(map[entryName]bool, len(entries))
 	for i, e := range entries {
+		if listed[e] { // the same server lists the same name again
+			out[i] = assignedName{name: n.form(e).name, hidden: true}
+			continue
+		}
+		listed[e] = true
 		out[i] = n.form(e)
 	}
-	if n.strict {
-		n.disambiguate(entries, out)
-	}
+	n.disambiguate(entries, out)
 	seen := make(map[string]bool, len(out))
 	for i := range out {
+		if out[i].hidden {
+			continue
+		}
 		if seen[out[i].name] {
 			out[i].hidden = true
 			continue
@@ -89,13 +102,17 @@ func (n naming) assign(entries []entryName) []assignedName {
 // form is an entry's name before collisions are looked at.
 func (n naming) form(e entryName) assignedName {
 	plain := e.key + n.sep + e.name
-	if !n.strict {
-		return assignedName{name: plain}
-	}
 	var a assignedName
+	if !cleanKey(e.key, n.sep) {
+		a.change = ambiguousKey
+	}
+	if !n.strict {
+		a.name = plain
+		return a
+	}
 	a.name = strictChars(e.key) + n.sep + strictChars(e.name)
 	if a.name != plain {
-		a.change = charsReplaced
+		a.change |= charsReplaced
 	}
 	if len(a.name) > strictMaxLen {
 		a.name = withHash(a.name, plain)
@@ -104,29 +121,44 @@ func (n naming) form(e entryName) assignedName {
 	return a
 }
 
-// disambiguate gives every entry whose strict name another entry also got
-// a hash of its plain name, but the first whose strict name is unchanged.
+// cleanKey reports whether KEY+sep+name can be split back at the first
+// sep: the key neither holds sep nor ends with a beginning of it ("a_"
+// with "__": "a_"+"__"+"x" and "a"+"__"+"_x" are one name).
+func cleanKey(key, sep string) bool {
+	if strings.Contains(key, sep) {
+		return false
+	}
+	for i := 1; i < len(sep); i++ {
+		if strings.HasSuffix(key, sep[:i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// disambiguate gives every entry whose name another entry also got a hash
+// of its plain name, but the one whose name is unchanged (see assign).
 func (n naming) disambiguate(entries []entryName, out []assignedName) {
 	groups := make(map[string][]int)
 	for i, a := range out {
-		groups[a.name] = append(groups[a.name], i)
+		if !a.hidden {
+			groups[a.name] = append(groups[a.name], i)
+		}
 	}
 	for _, idx := range groups {
 		if len(idx) < 2 {
 			continue
 		}
-		keeper := -1
 		for _, i := range idx {
-			if out[i].change == 0 {
-				keeper = i
-				break
+			if out[i].change == 0 || out[i].change&shortened != 0 {
+				continue // the one plain name; a shortened name has its hash already
 			}
-		}
-		for _, i := range idx {
-			if i == keeper || out[i].change&shortened != 0 {
-				continue // a shortened name has its hash already
+			plain := entries[i].key + n.sep + entries[i].name
+			if n.strict {
+				out[i].name = withHash(out[i].name, plain)
+			} else {
+				out[i].name += "_" + shortHash(plain)
 			}
-			out[i].name = withHash(out[i].name, entries[i].key+n.sep+entries[i].name)
 			out[i].change |= disambiguated
 		}
 	}
@@ -170,7 +202,6 @@ func conforms(name string) bool {
 // withHash shortens name to a head that leaves room for "_" and a hash of
 // full, so that the result is at most 64 characters.
 func withHash(name, full string) string {
-	sum := sha256.Sum256([]byte(full))
 	head := strictMaxLen - 1 - hashLen
 	if len(name) < head {
 		head = len(name)
@@ -178,5 +209,11 @@ func withHash(name, full string) string {
 	for head > 0 && head < len(name) && !utf8.RuneStart(name[head]) {
 		head-- // not inside a character (of a --separator given)
 	}
-	return name[:head] + "_" + hex.EncodeToString(sum[:])[:hashLen]
+	return name[:head] + "_" + shortHash(full)
+}
+
+// shortHash is the first hashLen hex digits of the SHA-256 of s.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:hashLen]
 }

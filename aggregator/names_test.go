@@ -63,33 +63,47 @@ func TestStrictNames(t *testing.T) {
 	}
 }
 
-// The names depend on the set of tools, not on the order they are listed
-// in (as long as no two unchanged names collide, which only the order of
-// servers in the config decides).
-func TestStrictNamesAreTheSameInAnyOrder(t *testing.T) {
-	entries := []entryName{{"k", "a.b"}, {"k", "a_b"}, {"k", "a b"}, {"k", long}, {"k", long + "2"}, {"j", "a.b"}, {"k", "z"}}
-	n := naming{sep: "__", strict: true}
-	byEntry := func(es []entryName) map[entryName]string {
-		m := map[entryName]string{}
-		for i, a := range n.assign(es) {
-			m[es[i]] = a.name
+// The names depend on the set of tools, never on the order they are
+// listed in: names that would collide, from keys that hold the separator
+// or end with a part of it ("a_" and "a", "git__hub" and "git"), or from
+// characters replaced, are told apart by hashes, in strict and plain form;
+// a tool one server lists twice is named once.
+func TestNamesAreTheSameInAnyOrder(t *testing.T) {
+	entries := []entryName{{"k", "a.b"}, {"k", "a_b"}, {"k", "a b"}, {"k", long}, {"k", long + "2"}, {"j", "a.b"}, {"k", "z"},
+		{"a", "__x"}, {"a_", "_x"}, {"git__hub", "push"}, {"git", "hub__push"}, {"k", "z"}}
+	for _, n := range []naming{{sep: "__", strict: true}, {sep: "__"}} {
+		byEntry := func(es []entryName) map[entryName]string {
+			m := map[entryName]string{}
+			for i, a := range n.assign(es) {
+				if !a.hidden {
+					m[es[i]] = a.name
+				}
+			}
+			return m
 		}
-		return m
-	}
-	first := byEntry(entries)
-	seen := map[string]bool{}
-	for _, name := range first {
-		if seen[name] {
-			t.Fatalf("two tools named %q: %v", name, first)
+		first := byEntry(entries)
+		seen := map[string]bool{}
+		for _, name := range first {
+			if seen[name] {
+				t.Fatalf("%+v: two tools named %q: %v", n, name, first)
+			}
+			seen[name] = true
 		}
-		seen[name] = true
-	}
-	r := rand.New(rand.NewSource(1))
-	for range 20 {
-		shuffled := append([]entryName(nil), entries...)
-		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		if got := byEntry(shuffled); fmt.Sprint(got) != fmt.Sprint(first) {
-			t.Fatalf("order %v gives\n%v\nwant\n%v", shuffled, got, first)
+		if len(first) != len(entries)-1 {
+			t.Errorf("%+v: %d names for %d distinct entries", n, len(first), len(entries)-1)
+		}
+		for _, keeps := range []entryName{{"a", "__x"}, {"git", "hub__push"}} {
+			if want := keeps.key + n.sep + keeps.name; first[keeps] != want {
+				t.Errorf("%+v: %v is named %q, want %q (a clean key keeps its name)", n, keeps, first[keeps], want)
+			}
+		}
+		r := rand.New(rand.NewSource(1))
+		for range 20 {
+			shuffled := append([]entryName(nil), entries...)
+			r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+			if got := byEntry(shuffled); fmt.Sprint(got) != fmt.Sprint(first) {
+				t.Fatalf("%+v: order %v gives\n%v\nwant\n%v", n, shuffled, got, first)
+			}
 		}
 	}
 }

@@ -77,19 +77,32 @@ func (a *Aggregator) register(index map[string]route, kind string, entries []reg
 			a.warnHidden(kind, name, e.child.key, index)
 			continue
 		}
+		if assigned[i].change&disambiguated != 0 && !a.naming.strict { // strict names have their own summary (reportNames)
+			a.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].key+a.naming.sep+names[i].name)
+		}
 		index[name] = route{child: e.child, rawName: e.entry.rawName}
 		list = append(list, e.entry.listedAs(e.child.key+a.naming.sep, name))
 	}
 	return list, listedNames
 }
 
-// warnHidden reports once an entry hidden by another of the same name.
+// warnHidden reports once an entry hidden by another of the same name: a
+// server that lists a name twice (or, past all odds, two equal hashes).
 func (a *Aggregator) warnHidden(kind, name, key string, index map[string]route) {
-	if a.warned[kind+"\x00"+name] {
+	if owner := index[name].child.key; owner != key {
+		a.warnOnce(kind+"\x00"+name, "%s %q of server %q is hidden by the same name from server %q", kind, name, key, owner)
 		return
 	}
-	a.warned[kind+"\x00"+name] = true
-	a.log.Warnf("%s %q of server %q is hidden by the same name from server %q", kind, name, key, index[name].child.key)
+	a.warnOnce(kind+"\x00"+name, "server %q lists the %s %q twice; the first is served", key, kind, name)
+}
+
+// warnOnce logs a warning once per what. Called with regMu held.
+func (a *Aggregator) warnOnce(what, format string, args ...any) {
+	if a.warned[what] {
+		return
+	}
+	a.warned[what] = true
+	a.log.Warnf(format, args...)
 }
 
 // listedAs is the entry as the child listed it, with name in place of the

@@ -255,16 +255,26 @@ func taskResult(c *call, resp *jsonrpc.Message) []byte {
 }
 
 // relatedToClient returns msg (params or a result) with the child's task
-// id in _meta's related-task replaced by the aggregator's; unchanged when
-// it has none, or one the aggregator does not know.
+// id in _meta's related-task replaced by the aggregator's. A related-task
+// naming a task that is not one of the child's is taken out: a server
+// speaks only for its own tasks ("A's deploy needs your password" from
+// server B must not reach the client tied to A's task).
 func (a *Aggregator) relatedToClient(c *child, msg []byte) []byte {
-	return rewriteRelated(msg, func(childID []byte) (string, bool) {
-		key, _ := jsonrpc.String(childID)
-		if t, ok := c.tasks.get(key); ok {
-			return t.id, true
-		}
-		return "", false
-	})
+	meta, ok := jsonrpc.Member(msg, "_meta")
+	if !ok {
+		return msg
+	}
+	rel, ok := jsonrpc.Member(meta, relatedTask)
+	if !ok {
+		return msg
+	}
+	id, _ := jsonrpc.Member(rel, "taskId")
+	key, _ := jsonrpc.String(id)
+	if t, ok := c.tasks.get(key); ok {
+		return setMember(msg, "_meta", setMember(meta, relatedTask, setMember(rel, "taskId", jsonrpc.AppendString(nil, t.id))))
+	}
+	a.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
+	return setMember(msg, "_meta", removeMembers(meta, func(k string) bool { return k == relatedTask }))
 }
 
 // rewriteRelated replaces _meta[relatedTask].taskId in msg with the id
