@@ -133,3 +133,75 @@ func TestARelatedTaskOfAnotherServerIsTakenOut(t *testing.T) {
 		}
 	}
 }
+
+// A call of a name that begins with a configured key and the separator
+// belongs to that server, up or down: while "files" is down, an app
+// server listing a tool named "files:read_secret" does not get its calls.
+func TestAPrefixedNameIsNeverAnAppsTool(t *testing.T) {
+	appCalls := make(chan string, 1)
+	app := appServer("app", "ext", "files:read_secret")
+	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
+		if s.Key == "files" {
+			return nil, io.ErrUnexpectedEOF // it cannot start
+		}
+		return startFake(func(method string, params []byte) string {
+			if method == "tools/call" {
+				appCalls <- string(params)
+			}
+			return app(method, params)
+		}), nil
+	}}, "files", "app")
+	h.exchange(initLine)
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files:read_secret","arguments":{}}}`)
+	if want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Tool not found: files:read_secret"}}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	select {
+	case p := <-appCalls:
+		t.Errorf("the app server got the call: %s", p)
+	default:
+	}
+}
+
+// Two servers that list the same resource URI or template: the one first
+// in the config gets the reads, the other's entry is not listed, and a
+// warning says so (it was listed, unreachable, with nothing said).
+func TestAShadowedResourceIsLeftOutWithAWarning(t *testing.T) {
+	server := func(name string) func(string, []byte) string {
+		return func(method string, _ []byte) string {
+			switch method {
+			case "initialize":
+				return `{"protocolVersion":"2025-11-25","capabilities":{"resources":{}},"serverInfo":{"name":"` + name + `","version":"1"}}`
+			case "resources/list":
+				return `{"resources":[{"uri":"file:///same","name":"` + name + `"},{"uri":"file:///` + name + `","name":"` + name + `"}]}`
+			case "resources/templates/list":
+				return `{"resourceTemplates":[{"uriTemplate":"x://{id}","name":"` + name + `"}]}`
+			case "resources/read":
+				return `{"contents":[{"uri":"file:///same","text":"from ` + name + `"}]}`
+			}
+			return `{"tools":[]}`
+		}
+	}
+	h := serveFakes(t, ":", map[string]func(string, []byte) string{"one": server("one"), "two": server("two")}, "one", "two")
+	h.exchange(initLine)
+	list := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"resources/list"}`)
+	if want := `{"jsonrpc":"2.0","id":2,"result":{"resources":[{"uri":"file:///same","name":"one"},{"uri":"file:///one","name":"one"},{"uri":"file:///two","name":"two"}]}}`; list != want {
+		t.Errorf("resources/list:\n got %s\nwant %s", list, want)
+	}
+	templates := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"resources/templates/list"}`)
+	if want := `{"jsonrpc":"2.0","id":3,"result":{"resourceTemplates":[{"uriTemplate":"x://{id}","name":"one"}]}}`; templates != want {
+		t.Errorf("resources/templates/list:\n got %s\nwant %s", templates, want)
+	}
+	if read := h.exchange(`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"file:///same"}}`); !strings.Contains(read, "from one") {
+		t.Errorf("resources/read: %s", read)
+	}
+	log := h.logged()
+	for _, want := range []string{
+		`resource uri "file:///same" of server "two" is left out: server "one" lists it too, and gets its reads`,
+		`resource uriTemplate "x://{id}" of server "two" is left out: server "one" lists it too`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log does not say %q:\n%s", want, log)
+		}
+	}
+}

@@ -81,8 +81,14 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 	}
 	var all [][]byte
 	var hs []cacheHint
+	owners := make(map[string]string) // what identifies an entry -> the key of the server that listed it first
 	for _, ch := range cs {
-		all = append(all, entries(ch)...)
+		for _, e := range entries(ch) {
+			if a.shadowed(field, e, ch.key, owners) {
+				continue
+			}
+			all = append(all, e)
+		}
 		hs = append(hs, ch.hint(hint))
 	}
 	result := listResult(field, all)
@@ -90,6 +96,32 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 		result = a.modernResult(result, mergeHints(hs, time.Now()))
 	}
 	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// shadowed reports whether entry e of server key, in the list field, is a
+// resource URI (or URI template) that a server before it in config order
+// listed too: reads go to that one, so e is left out, with a warning once.
+func (a *Aggregator) shadowed(field string, e []byte, key string, owners map[string]string) bool {
+	member := "uri"
+	if field == "resourceTemplates" {
+		member = "uriTemplate"
+	}
+	id, ok := jsonrpc.StringMember(e, member)
+	if !ok {
+		return false
+	}
+	owner, taken := owners[id]
+	if !taken {
+		owners[id] = key
+		return false
+	}
+	if owner != key {
+		a.regMu.Lock()
+		a.warnOnce(member+"\x00"+id+"\x00"+key, "resource %s %q of server %q is left out: server %q lists it too, and gets its reads (the first in the config)", member, id, key, owner)
+		a.regMu.Unlock()
+		return true
+	}
+	return false
 }
 
 // refreshEach runs refresh on every child in parallel; a child that fails
