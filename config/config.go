@@ -64,11 +64,31 @@ type EnvVar struct{ Name, Value string }
 
 // Load reads the file at path and parses it with Parse.
 func Load(path string, opts Options) (*Config, error) {
+	// Only a regular file: opening a named pipe would wait for a writer,
+	// and a device could be read without end.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("config: %s: not a regular file (%s): give the path of the JSON file itself", path, fileKind(fi.Mode()))
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	return Parse(path, data, opts)
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // Parse parses the contents of a configuration file; path is used in

@@ -15,7 +15,8 @@ import (
 //     longest such run). A variable that is unset or empty is an error.
 //   - ${NAME:-default} is replaced by the value of NAME, or by the literal
 //     default text if NAME is unset or empty. The default may be empty and
-//     may hold anything except '}'; it is not expanded.
+//     may hold anything except '}' and "${" (an error: ${A:-${B}} would
+//     otherwise end at the first '}'); it is not expanded.
 //   - $$ is replaced by a single $.
 //   - A $ followed by anything else ($1, $-, a $ at the end) is kept as is.
 //
@@ -82,6 +83,8 @@ func expand(s string, lookup func(string) (string, bool)) (string, []string) {
 			switch {
 			case !isName(name):
 				report("invalid variable name %q", name)
+			case hasDef && strings.Contains(def, "${"):
+				report("the default of ${%s:-...} holds ${: a default is literal text, without ${...} or }", name)
 			case hasDef:
 				if v, _ := lookup(name); v != "" {
 					b.WriteString(v)
