@@ -1,7 +1,10 @@
 package aggregator
 
 import (
+	"bytes"
 	"context"
+	"math"
+	"strconv"
 	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -14,7 +17,7 @@ import (
 type call struct {
 	a      *Aggregator
 	id     []byte // the client's id, as it wrote it
-	key    string // string(id), its key in the in-flight table
+	key    string // idKey(id), its key in the in-flight table
 	method string
 	spec   *method // nil for a method nobody serves
 	params []byte  // as the client sent them; nil when absent
@@ -52,6 +55,7 @@ type paramsView struct {
 	uri        []byte
 	cursor     []byte
 	ref        []byte
+	refs       int    // how many "ref" members
 	state      []byte // requestState
 	meta       []byte // _meta
 	progressTo []byte // _meta.progressToken
@@ -77,7 +81,10 @@ func readParams(params []byte) paramsView {
 		case "cursor":
 			p.cursor = params[start:end]
 		case "ref":
-			p.ref = params[start:end]
+			if p.refs == 0 {
+				p.ref = params[start:end]
+			}
+			p.refs++
 		case "_meta":
 			p.meta = params[start:end]
 		case "task":
@@ -96,7 +103,7 @@ func readParams(params []byte) paramsView {
 // newCall reads a request of the client at the border.
 func newCall(a *Aggregator, m *jsonrpc.Message, b *batch, slot int) *call {
 	return &call{
-		a: a, id: m.ID, key: string(m.ID), method: m.Method, spec: clientMethods[m.Method],
+		a: a, id: m.ID, key: idKey(m.ID), method: m.Method, spec: clientMethods[m.Method],
 		params: m.Params, p: readParams(m.Params), batch: b, slot: slot,
 	}
 }
@@ -198,14 +205,36 @@ func (c *call) forgetProgress() {
 	}
 }
 
-// tokenKey is the key of a progress token in a table: a string token by
-// its value (a child may escape it otherwise than the client did), a
-// number as it was written.
-func tokenKey(raw []byte) string {
+// tokenKey is the key of a progress token in a table: see idKey.
+func tokenKey(raw []byte) string { return idKey(raw) }
+
+// idKey is the key of a JSON-RPC id (or a progress token) in a table: ids
+// equal in JSON but written differently ("A" and "\u0041", 7, 7.0 and
+// 7e0) have one key, as a peer's JSON parser sees them. A string is keyed
+// by its value, a number by its shortest form (integers up to 2^53 as
+// integers, as JavaScript holds them; larger ones with no fraction or
+// exponent as written), anything else as written.
+func idKey(raw []byte) string {
 	if s, ok := jsonrpc.String(raw); ok {
 		return "s" + s
 	}
-	return "n" + string(raw)
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return "x" + string(raw)
+	}
+	if bytes.IndexAny(raw, ".eE") < 0 {
+		if string(raw) == "-0" {
+			return "n0"
+		}
+		return "n" + string(raw) // an integer is written one way but for -0
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return "n" + string(raw)
+	}
+	if f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+		return "n" + strconv.FormatInt(int64(f), 10)
+	}
+	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // local makes the context of a call routed or served here, which the

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 )
 
 // Check starts every child, initializes it as a client would (with the
@@ -34,14 +36,14 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 			if failure == nil {
 				failure = fmt.Errorf("did not start: %v", context.Cause(ctx))
 			}
-			problems = append(problems, fmt.Sprintf("%s: %v", c.key, failure))
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", c.key, stateFailed, orDash(s.version))
+			problems = append(problems, fmt.Sprintf("%s: %s", shown(c.key), shown(failure.Error())))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", shown(c.key), stateFailed, shown(orDash(s.version)))
 			continue
 		}
 		for _, t := range s.tools {
 			tools = append(tools, entryName{key: c.key, name: t})
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", c.key, s.state, s.version, s.startup.Round(time.Millisecond).Milliseconds(), len(s.tools))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", shown(c.key), s.state, shown(s.version), s.startup.Round(time.Millisecond).Milliseconds(), len(s.tools))
 	}
 	tw.Flush()
 	a.writeCheckedTools(w, tools)
@@ -66,17 +68,30 @@ func (a *Aggregator) writeCheckedTools(w io.Writer, tools []entryName) {
 	for i, t := range tools {
 		switch {
 		case plain[i].hidden:
-			fmt.Fprintf(tw, "  %s\t(hidden: the same name as an earlier tool)\n", plain[i].name)
+			fmt.Fprintf(tw, "  %s\t(hidden: listed twice by its server)\n", shown(plain[i].name))
 		case strict[i].name != t.key+strictNaming.sep+t.name:
-			fmt.Fprintf(tw, "  %s\tstrict clients: %s\n", plain[i].name, strict[i].name)
+			fmt.Fprintf(tw, "  %s\tstrict clients: %s\n", shown(plain[i].name), strict[i].name)
 		default:
-			fmt.Fprintf(tw, "  %s\n", plain[i].name)
+			fmt.Fprintf(tw, "  %s\n", shown(plain[i].name))
 		}
 	}
 	tw.Flush()
 	if strictNaming.sep != a.naming.sep {
 		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictNaming.sep)
 	}
+}
+
+// shown is s as the report shows it: quoted, with escapes, when it holds
+// anything but printable characters (a server's tool name may hold a
+// newline that would forge a row, a tab that would shift the columns, or
+// terminal escape sequences).
+func shown(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -48,7 +48,7 @@ func (c *child) cancelled(params []byte) {
 	if !ok {
 		return
 	}
-	if r, ok := c.incoming.take(string(id)); ok {
+	if r, ok := c.incoming.take(idKey(id)); ok {
 		r.cancel(&cancelReason{reason: reason})
 	}
 }
@@ -80,7 +80,7 @@ func (c *child) progressed(params []byte) {
 type childRequest struct {
 	c         *child
 	id        []byte // the child's id
-	key       string // string(id)
+	key       string // idKey(id)
 	token     string // the progress token handed to the client; "" if none
 	method    string
 	augmented bool        // it asks the client for a task
@@ -120,7 +120,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 			"mcp-simple-aggregator: %d requests of this server already wait for the client's answers", maxClientRequests)))
 		return
 	}
-	r := &childRequest{c: c, id: m.ID, key: string(m.ID), method: m.Method}
+	r := &childRequest{c: c, id: m.ID, key: idKey(m.ID), method: m.Method}
 	params := m.Params
 	switch m.Method {
 	case "tasks/get", "tasks/result", "tasks/cancel":
@@ -137,7 +137,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 	r.timer = time.AfterFunc(c.a.opts.ClientRequestTimeout, r.expire)
 	if !c.incoming.add(r.key, r) {
 		r.forgetToken()
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+r.key+" is already used by a request in flight"))
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
 		return
 	}
 	if c.dropped() && c.incoming.remove(r.key, r) { // dropped meanwhile, after its table was emptied

@@ -90,7 +90,7 @@ func (a *Aggregator) clientRequest(m *jsonrpc.Message) {
 func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 	c := newCall(a, m, b, slot)
 	if b != nil && !b.claim(c.key) || !a.client.inflight.add(c.key, c) {
-		c.write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+c.key+" is already used by a request in flight"))
+		c.write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
 		return nil
 	}
 	bad := a.refuse(c)
@@ -244,7 +244,7 @@ func (a *Aggregator) clientCancelled(params []byte) {
 	if !ok {
 		return
 	}
-	if c, ok := a.client.inflight.get(string(id)); ok {
+	if c, ok := a.client.inflight.get(idKey(id)); ok {
 		c.cancel(&cancelReason{reason: reason})
 	}
 }

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -99,9 +100,19 @@ func readModern(c *call) (modernRequest, []byte) {
 	}
 	r = modernRequest{version: version, caps: caps}
 	r.info, _ = jsonrpc.Member(c.p.meta, metaClientInfo)
-	r.logLevel, _ = jsonrpc.StringMember(c.p.meta, metaLogLevel)
+	if level, ok := jsonrpc.Member(c.p.meta, metaLogLevel); ok {
+		if r.logLevel, ok = jsonrpc.String(level); !ok || !isLogLevel(r.logLevel) {
+			return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params._meta[\""+metaLogLevel+"\"] must be one of "+strings.Join(logLevels, ", ")+", not "+string(level))
+		}
+	}
 	return r, nil
 }
+
+// logLevels are the levels of MCP logging (RFC 5424's severities), least
+// severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func isLogLevel(s string) bool { return slices.Contains(logLevels, s) }
 
 // unsupportedVersion is the -32022 answer for a version not served.
 func unsupportedVersion(id []byte, requested string) []byte {

@@ -1,9 +1,12 @@
 package aggregator
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -203,5 +206,128 @@ func TestAShadowedResourceIsLeftOutWithAWarning(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("log does not say %q:\n%s", want, log)
 		}
+	}
+}
+
+// A log level that MCP does not have is refused, in logging/setLevel and
+// in a modern request's _meta: it was answered with success and then sent
+// on every later request to 2026-07-28 servers.
+func TestABogusLogLevelIsRefused(t *testing.T) {
+	h := serveFakes(t, ":", map[string]func(string, []byte) string{"k": toolServer()}, "k")
+	h.exchange(initLine)
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"loud"}}`)
+	if want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: logging/setLevel needs params.level, one of debug, info, notice, warning, error, critical, alert, emergency"}}`; got != want {
+		t.Errorf("setLevel loud:\n got %s\nwant %s", got, want)
+	}
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"warning"}}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Errorf("setLevel warning: %s", got)
+	}
+
+	m, _ := serveEras(t, Options{}, modernKind)
+	got = m.exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}}}`)
+	if !strings.Contains(got, `"code":-32602`) || !strings.Contains(got, `must be one of debug`) {
+		t.Errorf("a modern request with logLevel loud: %s", got)
+	}
+}
+
+// --check shows a server's tool names with newlines, tabs or terminal
+// escapes quoted: a name cannot forge a row or reach the terminal raw.
+func TestCheckQuotesWhatIsNotPrintable(t *testing.T) {
+	opts := Options{Name: "agg", Version: "test", Servers: []config.Server{{Key: "k", Command: "fake"}},
+		Start: func(config.Server) (Process, error) {
+			return startFake(toolServer(`{"name":"ok"}`, `{"name":"evil\nk2  ok  2025-11-25  1 ms  1"}`, `{"name":"\u001b[31mred"}`, `{"name":"tab\there"}`)), nil
+		}}
+	var out strings.Builder
+	if !New(opts).Check(context.Background(), &out) {
+		t.Fatalf("Check failed:\n%s", out.String())
+	}
+	report := out.String()
+	for _, want := range []string{`"k:evil\nk2  ok  2025-11-25  1 ms  1"`, `"k:\x1b[31mred"`, `"k:tab\there"`, "\n  k:ok\n"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %s:\n%s", want, report)
+		}
+	}
+	if strings.ContainsAny(report, "\x1b\t") || strings.Contains(report, "\nk2 ") {
+		t.Errorf("the report holds a raw escape, tab or forged row:\n%s", report)
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	for _, same := range [][]string{
+		{`"A"`, `"\u0041"`}, {`7`, `7.0`, `7e0`, `70e-1`, `0.7E1`}, {`0`, `-0`, `0.0`, `-0.0`}, {`"c1"`, `"\u0063\u0031"`},
+		{`9007199254740993`}, {`1.5`, `15e-1`},
+	} {
+		for _, id := range same[1:] {
+			if idKey([]byte(id)) != idKey([]byte(same[0])) {
+				t.Errorf("ids %s and %s have keys %q and %q", same[0], id, idKey([]byte(same[0])), idKey([]byte(id)))
+			}
+		}
+	}
+	for _, differ := range [][2]string{{`"7"`, `7`}, {`9007199254740993`, `9007199254740992`}, {`1.5`, `1`}, {`null`, `"null"`}} {
+		if idKey([]byte(differ[0])) == idKey([]byte(differ[1])) {
+			t.Errorf("ids %s and %s share the key %q", differ[0], differ[1], idKey([]byte(differ[0])))
+		}
+	}
+}
+
+// Ids equal in JSON but written differently are one id: a cancel naming
+// "\u0063\u0031" cancels "c1", and 7.0 is in use while 7 is.
+func TestIDsWrittenDifferentlyAreOneID(t *testing.T) {
+	got := make(chan string, 10)
+	h := serve(t, ":", func(config.Server) (Process, error) {
+		return startScripted(answerSession(`{"tools":{}}`, `{"name":"wait","inputSchema":{"type":"object"}}`,
+			func(m *jsonrpc.Message, line []byte, _ io.Writer) {
+				if m.Method == "tools/call" || m.Method == "notifications/cancelled" {
+					got <- m.Method // calls wait for good
+				}
+			})), nil
+	}, "k")
+	heard := func() string {
+		select {
+		case m := <-got:
+			return m
+		case <-time.After(waitLimit):
+			t.Fatal("the child heard nothing")
+			return ""
+		}
+	}
+	h.exchange(initLine)
+	h.send(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"k:wait"}}`)
+	heard()
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0063\u0031"}}`)
+	if m := heard(); m != "notifications/cancelled" {
+		t.Errorf("the child heard %s, want the cancel of c1", m)
+	}
+	h.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"k:wait"}}`)
+	heard()
+	if line := h.exchange(`{"jsonrpc":"2.0","id":7.0,"method":"ping"}`); line != `{"jsonrpc":"2.0","id":7.0,"error":{"code":-32600,"message":"Invalid Request: id 7.0 is already used by a request in flight"}}` {
+		t.Errorf("ping under id 7.0 while 7 is in flight: %s", line)
+	}
+}
+
+// completion/complete with two names in its ref, or two refs, is refused:
+// it was routed by the first name while the server reads the last.
+func TestACompletionRefWithTwoNamesIsRefused(t *testing.T) {
+	h := serveFakes(t, ":", map[string]func(string, []byte) string{"k": func(method string, p []byte) string {
+		if method == "initialize" {
+			return `{"protocolVersion":"2025-11-25","capabilities":{"prompts":{},"completions":{}},"serverInfo":{"name":"k","version":"1"}}`
+		}
+		if method == "prompts/list" {
+			return `{"prompts":[{"name":"p"}]}`
+		}
+		return `{"tools":[],"completion":{"values":[]}}`
+	}}, "k")
+	h.exchange(initLine)
+	for i, params := range []string{
+		`{"ref":{"type":"ref/prompt","name":"k:p","name":"other:q"},"argument":{"name":"a","value":""}}`,
+		`{"ref":{"type":"ref/prompt","name":"k:p"},"ref":{"type":"ref/prompt","name":"other:q"},"argument":{"name":"a","value":""}}`,
+	} {
+		got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"completion/complete","params":%s}`, 2+i, params))
+		if !strings.Contains(got, `"code":-32602`) {
+			t.Errorf("%s: %s", params, got)
+		}
+	}
+	if got := h.exchange(`{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"k:p"},"argument":{"name":"a","value":""}}}`); !strings.Contains(got, `"completion"`) {
+		t.Errorf("a well-formed completion: %s", got)
 	}
 }

@@ -209,7 +209,7 @@ func (s *listenSet) watch(ctx context.Context, l *listen, c *child, uris []strin
 			if s.byChild[c] == nil {
 				s.byChild[c] = make(map[string]*listen)
 			}
-			s.byChild[c][string(id)] = l
+			s.byChild[c][idKey(id)] = l
 		}
 		return
 	}
@@ -253,7 +253,7 @@ func (s *listenSet) remove(l *listen) {
 	defer s.mu.Unlock()
 	s.open = slices.DeleteFunc(s.open, func(x *listen) bool { return x == l })
 	for _, cl := range l.atChildren {
-		delete(s.byChild[cl.c], string(cl.id))
+		delete(s.byChild[cl.c], idKey(cl.id))
 		if cl.c.conn.Forget(cl.id) {
 			sendCancelled(cl.c.conn, cl.id, nil)
 		}
@@ -299,7 +299,7 @@ func (s *listenSet) resourceUpdated(up *jsonrpc.Conn, c *child, params []byte) {
 	if c.modern.Load() {
 		meta, _ := jsonrpc.Member(params, "_meta")
 		sub, _ := jsonrpc.Member(meta, metaSubscriptionID)
-		if l, ok := s.byChild[c][string(sub)]; ok && !l.c.isCancelled() {
+		if l, ok := s.byChild[c][idKey(sub)]; ok && !l.c.isCancelled() {
 			up.Notify("notifications/resources/updated", l.stamp(params))
 		}
 		return

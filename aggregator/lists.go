@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,8 +147,8 @@ func (a *Aggregator) refreshEach(ctx context.Context, cs []*child, what string, 
 // each request they get from the client (childMeta).
 func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 	level, ok := jsonrpc.StringMember(c.params, "level")
-	if !ok {
-		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: logging/setLevel needs params.level (a string)")
+	if !ok || !isLogLevel(level) {
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: logging/setLevel needs params.level, one of "+strings.Join(logLevels, ", "))
 	}
 	a.client.setLogLevel(level)
 	var wg sync.WaitGroup

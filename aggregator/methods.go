@@ -15,11 +15,9 @@ type method struct {
 	// early: may come before initialize, and is served without waiting for
 	// the children to be ready.
 	early bool
-	// quick: never blocks once the children are ready, so it is served on
-	// the client's reader goroutine, with no goroutine or hand-off. (Served
-	// on a goroutine of its own, a tools/call adds 1.7x the latency: in
-	// BenchmarkOverhead, head to head, this way added 0.59x, median of 5
-	// runs, 0.55-0.66.)
+	// quick: never blocks once the children are ready (or, for a call
+	// routed by name, once its child is), so it is served on the client's
+	// reader goroutine, with no goroutine or hand-off.
 	quick bool
 	// accept runs on the reader goroutine before the request is served, so
 	// that the requests read after it see its effect (initialize).

@@ -101,8 +101,12 @@ func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
 // child owning the template.
 func (a *Aggregator) routeCompletion(ctx context.Context, c *call) (target, []byte) {
 	ref := c.p.ref
-	if ref == nil {
-		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: completion/complete needs params.ref")
+	if ref == nil || c.p.refs > 1 {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: completion/complete needs one params.ref")
+	}
+	if key, dup := jsonrpc.DuplicateMember(ref); dup {
+		// The aggregator and the server could read different copies.
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: params.ref has the member %q twice", key))
 	}
 	kind, _ := jsonrpc.StringMember(ref, "type")
 	switch kind {
