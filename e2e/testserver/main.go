@@ -43,6 +43,9 @@ type config struct {
 	failList     bool
 	tasks        bool
 	caps         map[string]bool
+
+	hostile        bool   // list and serve the tools of hostile.go
+	exitOnDiscover string // see hostile.go
 }
 
 var knownCaps = []string{"resources", "prompts", "logging", "completions", "subscribe"}
@@ -67,6 +70,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Func("tool-names", `JSON array of names of tools that answer with the name they were called by, e.g. ["a.b","get weather"]`, func(v string) error {
 		return json.Unmarshal([]byte(v), &cfg.toolNames)
 	})
+	fs.BoolVar(&cfg.hostile, "hostile", false, "also list and serve the misbehaving tools pid, closeout, flood, samplemany, slowline (see hostile.go)")
+	fs.StringVar(&cfg.exitOnDiscover, "exit-on-discover", "", "on server/discover, exit if FILE does not exist (creating it), else answer -32601 (see hostile.go)")
 	caps := fs.String("caps", "", "comma list of extra capabilities: "+strings.Join(knownCaps, ","))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -214,6 +219,9 @@ func (s *server) startRequest(m *message) {
 		// initialize cannot make the server exit 0 first.
 		s.logf("fatal: bad init")
 		os.Exit(s.cfg.exitInit)
+	}
+	if m.Method == "server/discover" {
+		s.exitOnDiscover() // with -exit-on-discover (hostile.go)
 	}
 	key := idKey(m.ID)
 	ctx, cancel := context.WithCancel(context.Background())

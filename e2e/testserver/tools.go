@@ -131,6 +131,7 @@ func (s *server) allTools() [][]byte {
 	for _, t := range bt {
 		items = append(items, []byte(t.def))
 	}
+	items = append(items, s.hostileDefs()...) // with -hostile (hostile.go)
 	for i := 0; i < s.cfg.tools; i++ {
 		items = append(items, []byte(generatedDef(i)))
 	}
@@ -158,6 +159,9 @@ func (s *server) listTools(params json.RawMessage) ([]byte, *rpcError) {
 func (s *server) lookupTool(name string) toolFunc {
 	if t, ok := builtins[name]; ok {
 		return t.run
+	}
+	if run := s.hostileTool(name); run != nil { // with -hostile (hostile.go)
+		return run
 	}
 	if rest, ok := strings.CutPrefix(name, "t"); ok {
 		if i, err := strconv.Atoi(rest); err == nil && i >= 0 && i < s.cfg.tools && strconv.Itoa(i) == rest {
