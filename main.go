@@ -358,7 +358,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			log.Warnf("%v", err)
 		}
 	}()
-	stdin = clientInput(stdin)
+	stdin, stdout, restore := clientPipes(stdin, stdout)
+	defer restore()
 	agg := aggregator.New(aggregator.Options{
 		Name:           f.name,
 		Version:        programVersion(),
@@ -401,15 +402,38 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 	}
 }
 
-// clientInput returns what Serve reads the client from. stdin as a file
-// is read with blocking reads, which a Close cannot end on every system:
-// Serve gets it as a plain reader, not a Closer, and so does not wait for
-// its reader on a signal (the process exits right after).
-func clientInput(stdin io.Reader) io.Reader {
-	if f, ok := stdin.(*os.File); ok {
-		return struct{ io.Reader }{f}
+// clientPipes returns what Serve reads the client from and writes it to.
+// stdin and stdout that are pipes or sockets are read and written through
+// Go's poller (stdio.Pollable): a Close ends stdin's read, so Serve can
+// stop its reader on a signal, and a line to the client is written at once
+// when the client reads, with no goroutine handing it on (a queued
+// jsonrpc.Conn bounds such a write in time). They are put back in blocking
+// mode by restore. stdin as any other file is read with blocking reads,
+// which a Close cannot end: Serve gets it as a plain reader, not a Closer,
+// and so does not wait for its reader on a signal (the process exits right
+// after).
+func clientPipes(stdin io.Reader, stdout io.Writer) (io.Reader, io.Writer, func()) {
+	var undo []func()
+	restore := func() {
+		for _, f := range undo {
+			f()
+		}
 	}
-	return stdin
+	if f, ok := stdin.(*os.File); ok {
+		pf, r := stdio.Pollable(f)
+		undo = append(undo, r)
+		if pf == f {
+			stdin = struct{ io.Reader }{f}
+		} else {
+			stdin = pf
+		}
+	}
+	if f, ok := stdout.(*os.File); ok {
+		pf, r := stdio.Pollable(f)
+		undo = append(undo, r)
+		stdout = pf
+	}
+	return stdin, stdout, restore
 }
 
 // startWatchdog starts this binary as the watchdog of the children's

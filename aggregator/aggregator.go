@@ -32,12 +32,25 @@
 // # Locks
 //
 // Where two locks nest, the outer one is taken first, in this order:
-// child.refreshing (a refresh rebuilds the registry), Aggregator.regMu,
-// child.mu (rebuild reads every child's lists), Aggregator.mu (drop asks,
-// holding child.mu, whether shutdown has begun). Every other mutex
-// (idTable.mu, sendState.mu, call.localMu, batch.mu, clientSession.mu,
-// clientGate.mu, refreshState.mu) is a leaf: nothing that takes another
-// lock is called while it is held.
+//
+//  1. child.refreshing: a refresh holds it across its requests to the
+//     child (bounded by the start-up timeout), the rebuild and the
+//     client's list_changed;
+//  2. Aggregator.regMu (a rebuild), listenSet.mu (a modern client's
+//     streams), exchange.mu (a call's input rounds), taskTable.sweeping
+//     (only ever TryLock) and rerunProcess.mu (held while a server is
+//     started again): none of them is taken under another of them;
+//  3. child.mu (a rebuild reads every child's lists; a log level is sent
+//     under it, in order);
+//  4. the leaves, under which no other lock is taken: Aggregator.mu,
+//     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
+//     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
+//     taskTable.forgetMu, heldStatuses.mu, Logger.mu, and a
+//     jsonrpc.Conn's own (a write under a lock queues the line, or
+//     writes what the peer takes within a millisecond).
+//
+// No lock is held while a reader waits (jsonrpc.Options.Pace waits with
+// none).
 package aggregator
 
 import (

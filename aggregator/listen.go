@@ -13,7 +13,7 @@ import (
 // a listen of its own for them, a legacy child resources/subscribe (one
 // per URI, however many of the client's streams want it).
 type listenSet struct {
-	mu       sync.Mutex // protects the fields below; a leaf but for conn writes
+	mu       sync.Mutex // protects the fields below; outside child.mu (see the package doc)
 	open     []*listen
 	legacy   map[*child]map[string]int // resources/subscribe sent, by child and URI: how many streams want it
 	byChild  map[*child]map[string]*listen

@@ -3,8 +3,10 @@ package aggregator
 import (
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // rerunProcess is a child's process that may be started again, once, while
@@ -161,10 +163,22 @@ type rerunStdin struct{ r *rerunProcess }
 // it was for that run only.
 func (i rerunStdin) Write(b []byte) (int, error) {
 	n, err := i.r.current().p.Stdin().Write(b)
-	if err != nil && i.r.isArmed() {
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) && i.r.isArmed() {
 		return len(b), nil
 	}
 	return n, err
+}
+
+// SetWriteDeadline sets the write deadline of the current run's input,
+// when it has deadlines (a pipe Go's poller watches), so that the child's
+// connection can bound its writes in time. A later run starts without
+// one.
+func (i rerunStdin) SetWriteDeadline(t time.Time) error {
+	in, ok := i.r.current().p.Stdin().(interface{ SetWriteDeadline(time.Time) error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return in.SetWriteDeadline(t)
 }
 
 // Close closes the current run's input: the process is not started again.

@@ -95,11 +95,12 @@ type Conn struct {
 
 	wmu       sync.Mutex // protects w, the lanes' queues, turns, queued, flushDone and werr
 	w         io.Writer
-	lane      Lane          // the Conn's own lane (Write, Notify, requests)
-	turns     []*Lane       // with Options.Queue: the lanes with lines waiting, in the order they are served
-	queued    int           // with Options.Queue: bytes accepted, not yet written, of every lane
-	flushDone chan struct{} // while a flusher goroutine writes the queue: closed when it stops
-	werr      error         // with Options.Queue: the error that stopped writing
+	lane      Lane           // the Conn's own lane (Write, Notify, requests)
+	turns     []*Lane        // with Options.Queue: the lanes with lines waiting, in the order they are served
+	queued    int            // with Options.Queue: bytes accepted, not yet written, of every lane
+	flushDone chan struct{}  // while a flusher goroutine writes the queue: closed when it stops
+	werr      error          // with Options.Queue: the error that stopped writing
+	bounded   *boundedWriter // with Options.Queue: writes bounded in time, nil if w has none
 
 	lastID atomic.Int64
 
@@ -115,6 +116,9 @@ type Conn struct {
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 	c := &Conn{r: r, w: w, opts: opts, pending: make(map[int64]Waiter), done: make(chan struct{})}
 	c.lane.c = c
+	if opts.Queue {
+		c.bounded = newBoundedWriter(w)
+	}
 	return c
 }
 

@@ -105,6 +105,19 @@ func (c *Conn) write(l queuedLine, lane *Lane) error {
 	if c.werr != nil {
 		return c.werr
 	}
+	if c.flushDone == nil && c.bounded != nil { // nothing queued: write at once what the peer takes
+		written, all, err := c.tryWrite(&l)
+		if err != nil {
+			c.werr = err
+			return err
+		}
+		if all {
+			return nil
+		}
+		if written > 0 {
+			l.id = 0 // partly written: no longer to be withdrawn
+		}
+	}
 	size := l.size()
 	if limit := c.opts.MaxQueued; limit > 0 && c.queued > 0 && c.queued+size > limit {
 		return fmt.Errorf("%w: %d bytes queued, a line of %d, limit %d", ErrQueueFull, c.queued, size, limit)
@@ -118,6 +131,9 @@ func (c *Conn) write(l queuedLine, lane *Lane) error {
 	}
 	if c.flushDone == nil {
 		c.flushDone = make(chan struct{})
+		if c.bounded != nil {
+			c.bounded.unbound()
+		}
 		go c.flush()
 	}
 	return nil

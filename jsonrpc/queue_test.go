@@ -52,8 +52,7 @@ func TestQueuedWritesNeverBlock(t *testing.T) {
 }
 
 // TestQueuedWriteErrorSticks checks that after a failed write every later
-// Write fails too: the first line is taken into the queue, and its write,
-// by the flusher, fails.
+// Write fails too.
 func TestQueuedWriteErrorSticks(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -62,9 +61,7 @@ func TestQueuedWriteErrorSticks(t *testing.T) {
 	r.Close()
 	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
 	defer w.Close()
-	if err := c.Write([]byte("{}\n")); err != nil {
-		t.Fatalf("a queued write failed at once: %v", err)
-	}
+	c.Write([]byte("{}\n")) // fails at once (written at once), or in the queue's goroutine
 	c.WaitWrites(0)
 	if err := c.Write([]byte("{}\n")); err == nil {
 		t.Fatal("a write after the flusher's failed write succeeded")

@@ -1,0 +1,71 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestWriteAtOnceToAPipeThatTakesIt: with Queue, a line to a pipe Go's
+// poller watches, which has room, is written on the caller's goroutine: no
+// queue, no goroutine handing it on.
+func TestWriteAtOnceToAPipeThatTakesIt(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
+	if c.bounded == nil {
+		t.Skip("pipes have no write deadlines here") // Windows: the queue's goroutine writes
+	}
+	if err := c.Write([]byte("{\"a\":1}\n")); err != nil {
+		t.Fatal(err)
+	}
+	c.wmu.Lock()
+	queued := c.flushDone != nil
+	c.wmu.Unlock()
+	if queued {
+		t.Error("a line the pipe had room for went through the queue")
+	}
+	buf := make([]byte, 64)
+	if n, _ := r.Read(buf); string(buf[:n]) != "{\"a\":1}\n" {
+		t.Errorf("read %q", buf[:n])
+	}
+}
+
+// TestWriteToAFullPipeWaitsInTheQueue: to a pipe nobody reads, Write
+// returns (after tryWriteFor at most, not when the peer reads), what the
+// pipe did not take waits in the queue, and once the peer reads every line
+// arrives whole and in order, the one cut by the full pipe included.
+func TestWriteToAFullPipeWaitsInTheQueue(t *testing.T) {
+	watchdog(t, 10e9)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
+	var want bytes.Buffer
+	big := strings.Repeat("x", 100<<10) // each line more than a pipe holds
+	for i := range 5 {
+		line := []byte("{\"n\":" + string(rune('0'+i)) + ",\"pad\":\"" + big + "\"}\n")
+		want.Write(line)
+		if err := c.Write(line); err != nil { // returns although nobody reads
+			t.Fatal(err)
+		}
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(r, int64(want.Len())))
+		got <- b
+	}()
+	if b := await(t, got, "the lines"); !bytes.Equal(b, want.Bytes()) {
+		t.Errorf("read %d bytes, not the %d written, or not in order", len(b), want.Len())
+	}
+	c.WaitWrites(0)
+}
