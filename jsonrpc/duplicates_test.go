@@ -140,3 +140,25 @@ func TestCheckDuplicates(t *testing.T) {
 		t.Errorf("handled %+v", m)
 	}
 }
+
+// BenchmarkDuplicateMember is the cost of the duplicate check a server's
+// connection makes on every line (Options.CheckDuplicates), against
+// BenchmarkParse's on the same lines; result-100MiB is one text of 100 MiB,
+// as BenchmarkLargeResult relays.
+func BenchmarkDuplicateMember(b *testing.B) {
+	text := strings.Repeat("lorem ipsum \\\"dolor\\\" sit amet ", (100<<20)/32)
+	lines := append(benchLines(), struct {
+		name string
+		line []byte
+	}{"result-100MiB", []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + text + `"}]}}`)})
+	for _, bm := range lines {
+		b.Run(bm.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bm.line)))
+			for range b.N {
+				if _, dup := DuplicateMember(bm.line); dup {
+					b.Fatal("a duplicate")
+				}
+			}
+		})
+	}
+}
