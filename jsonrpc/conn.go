@@ -93,7 +93,7 @@ type Conn struct {
 	r    io.Reader
 	opts Options
 
-	wmu       sync.Mutex // protects w, the lanes' queues, turns, queued, flushDone and werr
+	wmu       sync.Mutex // protects w, the lanes' queues, turns, queued, flushDone, werr and writing
 	w         io.Writer
 	lane      Lane           // the Conn's own lane (Write, Notify, requests)
 	turns     []*Lane        // with Options.Queue: the lanes with lines waiting, in the order they are served
@@ -101,6 +101,7 @@ type Conn struct {
 	flushDone chan struct{}  // while a flusher goroutine writes the queue: closed when it stops
 	werr      error          // with Options.Queue: the error that stopped writing
 	bounded   *boundedWriter // with Options.Queue: writes bounded in time, nil if w has none
+	writing   bool           // a write at once (writeAtOnce) is under way, without wmu
 
 	lastID atomic.Int64
 

@@ -171,3 +171,23 @@ func TestWrittenToldOfEachLine(t *testing.T) {
 		t.Errorf("Written told %v, want %v", got, want)
 	}
 }
+
+// TestPushFront: a line pushed to the front comes out before every line
+// that waits, whether the array has room before its head or not.
+func TestPushFront(t *testing.T) {
+	var q lineQueue
+	for i := int64(1); i <= 3; i++ {
+		q.push(queuedLine{id: i})
+	}
+	q.pushFront(queuedLine{id: 10}) // no room before the head
+	q.pop()                         // 10
+	q.pop()                         // 1
+	q.pushFront(queuedLine{id: 20}) // room before the head
+	var got []int64
+	for l, ok := q.pop(); ok; l, ok = q.pop() {
+		got = append(got, l.id)
+	}
+	if want := []int64{20, 2, 3}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Errorf("popped %v, want %v", got, want)
+	}
+}

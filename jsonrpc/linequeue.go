@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "slices"
+
 // queuedLine is a line waiting to be written: its parts, in order.
 type queuedLine struct {
 	parts [3][]byte
@@ -23,6 +25,16 @@ func (q *lineQueue) push(l queuedLine) {
 		q.lines, q.head = q.lines[:n], 0
 	}
 	q.lines = append(q.lines, l)
+}
+
+// pushFront adds l before every line that waits.
+func (q *lineQueue) pushFront(l queuedLine) {
+	if q.head > 0 {
+		q.head--
+		q.lines[q.head] = l
+		return
+	}
+	q.lines = slices.Insert(q.lines, 0, l)
 }
 
 // pop removes and returns the oldest line, if any.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -95,7 +96,11 @@ func (l *Lane) WaitRoom(limit int, stop <-chan struct{}) {
 	}
 }
 
-// write writes or queues the line l of lane.
+// write writes or queues the line l of lane. While nothing is queued, the
+// line is written at once, on the caller's goroutine, as far as the peer
+// takes it within tryWriteFor; that write is made without c.wmu, so that
+// the other lanes' lines are queued meanwhile instead of waiting for it,
+// and whoever made it starts the queue's goroutine if lines are left.
 func (c *Conn) write(l queuedLine, lane *Lane) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -105,38 +110,86 @@ func (c *Conn) write(l queuedLine, lane *Lane) error {
 	if c.werr != nil {
 		return c.werr
 	}
-	if c.flushDone == nil && c.bounded != nil { // nothing queued: write at once what the peer takes
-		written, all, err := c.tryWrite(&l)
-		if err != nil {
-			c.werr = err
-			return err
-		}
-		if all {
-			return nil
-		}
-		if written > 0 {
-			l.id = 0 // partly written: no longer to be withdrawn
-		}
+	if c.flushDone == nil && !c.writing && c.bounded != nil {
+		return c.writeAtOnce(l, lane)
 	}
 	size := l.size()
 	if limit := c.opts.MaxQueued; limit > 0 && c.queued > 0 && c.queued+size > limit {
 		return fmt.Errorf("%w: %d bytes queued, a line of %d, limit %d", ErrQueueFull, c.queued, size, limit)
 	}
-	lane.lines.push(l)
-	lane.queued += size
-	c.queued += size
-	if !lane.inTurn {
-		lane.inTurn = true
-		c.turns = append(c.turns, lane)
-	}
-	if c.flushDone == nil {
-		c.flushDone = make(chan struct{})
-		if c.bounded != nil {
-			c.bounded.unbound()
-		}
-		go c.flush()
+	c.enqueue(l, lane, false)
+	if c.flushDone == nil && !c.writing { // a write at once under way starts it when it ends
+		c.startFlush()
 	}
 	return nil
+}
+
+// writeAtOnce is write's bounded write, called and returning with c.wmu
+// held, which it lets go while it writes.
+func (c *Conn) writeAtOnce(l queuedLine, lane *Lane) error {
+	c.writing = true
+	c.wmu.Unlock()
+	written, all, err := c.tryWrite(&l) // the only writer now: see c.writing
+	c.wmu.Lock()
+	c.writing = false
+	if err != nil {
+		c.werr = err
+		c.dropQueued() // what was queued meanwhile will never be written
+		return err
+	}
+	if !all {
+		if written > 0 {
+			l.id = 0 // partly written: no longer to be withdrawn
+		}
+		c.enqueue(l, lane, true) // its rest goes out before anything else
+	}
+	if len(c.turns) > 0 {
+		c.startFlush()
+	}
+	return nil
+}
+
+// enqueue adds l to lane's queue, at its back, or, first, at the front of
+// the queue, with c.wmu held.
+func (c *Conn) enqueue(l queuedLine, lane *Lane, first bool) {
+	size := l.size()
+	lane.queued += size
+	c.queued += size
+	if !first {
+		lane.lines.push(l)
+		if !lane.inTurn {
+			lane.inTurn = true
+			c.turns = append(c.turns, lane)
+		}
+		return
+	}
+	lane.lines.pushFront(l)
+	if lane.inTurn {
+		c.turns = slices.DeleteFunc(c.turns, func(x *Lane) bool { return x == lane })
+	}
+	lane.inTurn = true
+	c.turns = slices.Insert(c.turns, 0, lane)
+}
+
+// startFlush starts the queue's goroutine, with c.wmu held.
+func (c *Conn) startFlush() {
+	c.flushDone = make(chan struct{})
+	if c.bounded != nil {
+		c.bounded.unbound()
+	}
+	go c.flush()
+}
+
+// dropQueued empties every lane after a failed write, with c.wmu held.
+func (c *Conn) dropQueued() {
+	for _, lane := range c.turns {
+		lane.lines.clear()
+		lane.queued, lane.inTurn = 0, false
+		lane.wake()
+	}
+	clear(c.turns)
+	c.turns = c.turns[:0]
+	c.queued = 0
 }
 
 // flush writes the queue until it is empty or a write fails: one line of
@@ -171,14 +224,7 @@ func (c *Conn) flush() {
 			c.werr = err
 		}
 	}
-	for _, lane := range c.turns { // after a failed write: never to be written
-		lane.lines.clear()
-		lane.queued, lane.inTurn = 0, false
-		lane.wake()
-	}
-	clear(c.turns)
-	c.turns = c.turns[:0]
-	c.queued = 0
+	c.dropQueued() // after a failed write: never to be written
 	close(c.flushDone)
 	c.flushDone = nil
 	c.wmu.Unlock()

@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestWriteAtOnceToAPipeThatTakesIt: with Queue, a line to a pipe Go's
@@ -68,4 +70,49 @@ func TestWriteToAFullPipeWaitsInTheQueue(t *testing.T) {
 		t.Errorf("read %d bytes, not the %d written, or not in order", len(b), want.Len())
 	}
 	c.WaitWrites(0)
+}
+
+// stuckPeer is a writer with write deadlines whose first Write waits until
+// release is closed (a peer that reads nothing for a while; it ignores the
+// deadline, as a slow one would take that long).
+type stuckPeer struct {
+	rec     recordingWriter
+	entered chan struct{}
+	release chan struct{}
+	first   atomic.Bool
+}
+
+func (p *stuckPeer) Write(b []byte) (int, error) {
+	if p.first.CompareAndSwap(false, true) {
+		close(p.entered)
+		<-p.release
+	}
+	return p.rec.Write(b)
+}
+
+func (p *stuckPeer) SetWriteDeadline(time.Time) error { return nil }
+
+// TestAWriteAtOnceHoldsUpNoOtherLane: while one lane's line is being
+// written at once and the peer is slow to take it, another lane's Write
+// returns at once (its line waits in the queue), and the lines go out in
+// order once the peer reads.
+func TestAWriteAtOnceHoldsUpNoOtherLane(t *testing.T) {
+	p := &stuckPeer{entered: make(chan struct{}), release: make(chan struct{})}
+	c := NewConn(strings.NewReader(""), p, Options{Queue: true})
+	first := make(chan error, 1)
+	go func() { first <- c.Write([]byte("first\n")) }()
+	await(t, p.entered, "the write at once")
+	other := make(chan error, 1)
+	go func() { other <- c.NewLane().Write([]byte("other\n")) }()
+	if err := await(t, other, "the other lane's Write"); err != nil {
+		t.Fatal(err)
+	}
+	close(p.release)
+	if err := await(t, first, "the first Write"); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitWrites(0)
+	if got := p.rec.recorded(); len(got) != 2 || string(got[0]) != "first\n" || string(got[1]) != "other\n" {
+		t.Errorf("written %q", got)
+	}
 }
