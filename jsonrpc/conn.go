@@ -36,10 +36,14 @@ type Options struct {
 	// Cancelled is told about each call whose context ended before its
 	// answer came: the id it was sent under and context.Cause of the context.
 	Cancelled func(id json.RawMessage, cause error)
-	// Queue makes Write never block: every line waits in memory until a
-	// goroutine of the Conn, running while lines wait, writes it, in order;
-	// a peer that does not read stalls only that goroutine. After a write
-	// fails, every later Write returns that error. A request waiting in the queue, not yet
+	// Queue makes Write never wait for the peer: a line waits in memory
+	// until a goroutine of the Conn, running while lines wait, writes it,
+	// in order (lanes in turn: see Lane); a peer that does not read stalls
+	// only that goroutine. While nothing waits, and the writer has write
+	// deadlines (a pipe Go's poller watches), the line is written at once
+	// on the caller's goroutine, as far as the peer takes it within
+	// tryWriteFor (1 ms), without the write lock: other lines are queued
+	// meanwhile. After a write fails, every later Write returns that error. A request waiting in the queue, not yet
 	// taken by that goroutine, can be taken back with Conn.Withdraw.
 	Queue bool
 	// MaxQueued, with Queue, bounds the bytes of lines accepted and not
