@@ -57,7 +57,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -277,20 +276,6 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 	return err
 }
 
-// flushGrace bounds how long Serve waits at its end for the client to read
-// what is still queued for it.
-const flushGrace = time.Second
-
-// flushClient waits until everything queued for the client is written or
-// its output has failed, for flushGrace at most: a client that reads
-// nothing more does not hold up the end (the write that waits for it ends
-// with the process).
-func (a *Aggregator) flushClient() {
-	if !a.client.conn.WaitWrites(flushGrace) {
-		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", flushGrace)
-	}
-}
-
 // hurryShutdown makes the shutdown, begun or to come, terminate the
 // children instead of stopping them politely.
 func (a *Aggregator) hurryShutdown() {
@@ -310,26 +295,6 @@ func (a *Aggregator) stopReading(in io.Reader, readErr <-chan error) {
 	}
 }
 
-// clientOutput is the client's end of the output: its first failed write
-// (a client that went away, closing the pipe) starts a shutdown.
-type clientOutput struct {
-	w      io.Writer
-	once   sync.Once
-	err    error         // the first write error; set before broken closes
-	broken chan struct{} // closed at the first write error
-}
-
-func (o *clientOutput) Write(p []byte) (int, error) {
-	n, err := o.w.Write(p)
-	if err != nil {
-		o.once.Do(func() {
-			o.err = err
-			close(o.broken)
-		})
-	}
-	return n, err
-}
-
 // hookWatchdog, when set (by the tests), watches the hooks of every
 // connection, which conn names (jsonrpc.Options.Watch): nothing that runs
 // on a reader may wait.
@@ -342,30 +307,6 @@ func watchHooks(conn string) func(string) func() {
 	}
 	return hookWatchdog(conn)
 }
-
-// largeLine is the size from which a line written to the client is given
-// back to the system at once (releaseLarge).
-const largeLine = 16 << 20
-
-// releaseLarge collects the garbage once a line of largeLine bytes or more
-// has been written to the client: Go's collector would let the heap grow
-// to twice what was live before it took back a buffer that large, and a
-// server's next large result, read meanwhile, would come on top. (Three
-// 100 MiB results in a row peaked at 407 MiB without it.)
-func releaseLarge(size int) {
-	if size >= largeLine {
-		runtime.GC()
-	}
-}
-
-// laneRoom is how many bytes of one source's lines (a child's, or the
-// aggregator's own answers to the client's requests) may wait in the
-// client's queue before that source's reader waits for them to be
-// written: a server that floods the client is slowed down to the pace at
-// which the client reads, and holds no more than this, or its one last
-// message, in memory. The queue serves the sources in turn, a line each,
-// so a flood delays another server's answer by one line at most.
-const laneRoom = 1 << 20
 
 // answerGrace is how long the requests read before the client closed its
 // input may take to be answered before the children are stopped. It counts

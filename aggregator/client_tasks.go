@@ -120,7 +120,7 @@ func (a *Aggregator) relatedToChild(c *child, msg []byte) []byte {
 			return t.childID, true
 		}
 		return nil, false
-	})
+	}, false)
 }
 
 // setRelated replaces the related-task id in msg's _meta when it is from.

@@ -260,21 +260,14 @@ func taskResult(c *call, resp *jsonrpc.Message) []byte {
 // speaks only for its own tasks ("A's deploy needs your password" from
 // server B must not reach the client tied to A's task).
 func (a *Aggregator) relatedToClient(c *child, msg []byte) []byte {
-	meta, ok := jsonrpc.Member(msg, "_meta")
-	if !ok {
-		return msg
-	}
-	rel, ok := jsonrpc.Member(meta, relatedTask)
-	if !ok {
-		return msg
-	}
-	id, _ := jsonrpc.Member(rel, "taskId")
-	key, _ := jsonrpc.String(id)
-	if t, ok := c.tasks.get(key); ok {
-		return setMember(msg, "_meta", setMember(meta, relatedTask, setMember(rel, "taskId", jsonrpc.AppendString(nil, t.id))))
-	}
-	a.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
-	return setMember(msg, "_meta", removeMembers(meta, func(k string) bool { return k == relatedTask }))
+	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
+		key, _ := jsonrpc.String(id)
+		if t, ok := c.tasks.get(key); ok {
+			return jsonrpc.AppendString(nil, t.id), true
+		}
+		a.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
+		return nil, false
+	}, true)
 }
 
 // rewriteRelated replaces _meta[relatedTask].taskId in msg with the id
@@ -285,11 +278,13 @@ func rewriteRelated(msg []byte, ours func(id []byte) (string, bool)) []byte {
 			return jsonrpc.AppendString(nil, mapped), true
 		}
 		return nil, false
-	})
+	}, false)
 }
 
-// rewriteRelatedRaw is rewriteRelated with the new id as raw JSON.
-func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool)) []byte {
+// rewriteRelatedRaw is rewriteRelated with the new id as raw JSON; an id
+// ours does not map is left as it is, or, with untie, taken out with its
+// related-task.
+func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bool) []byte {
 	meta, ok := jsonrpc.Member(msg, "_meta")
 	if !ok {
 		return msg
@@ -300,6 +295,9 @@ func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool)) []byte {
 	}
 	id, _ := jsonrpc.Member(rel, "taskId")
 	mapped, ok := ours(id)
+	if !ok && untie {
+		return setMember(msg, "_meta", removeMembers(meta, func(k string) bool { return k == relatedTask }))
+	}
 	if !ok {
 		return msg
 	}
