@@ -402,38 +402,26 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 	}
 }
 
-// clientPipes returns what Serve reads the client from and writes it to.
-// stdin and stdout that are pipes or sockets are read and written through
-// Go's poller (stdio.Pollable): a Close ends stdin's read, so Serve can
-// stop its reader on a signal, and a line to the client is written at once
-// when the client reads, with no goroutine handing it on (a queued
-// jsonrpc.Conn bounds such a write in time). They are put back in blocking
-// mode by restore. stdin as any other file is read with blocking reads,
-// which a Close cannot end: Serve gets it as a plain reader, not a Closer,
-// and so does not wait for its reader on a signal (the process exits right
-// after).
+// clientPipes returns stdin and stdout read and written through Go's
+// poller when they are pipes or sockets (stdio.Pollable, undone by
+// restore): a Close then ends stdin's read, and lines to the client are
+// written at once. Any other stdin (a terminal, a file) is a plain reader,
+// not a Closer: Serve does not wait on a signal for its read, which a
+// Close cannot end (the process exits right after).
 func clientPipes(stdin io.Reader, stdout io.Writer) (io.Reader, io.Writer, func()) {
-	var undo []func()
-	restore := func() {
-		for _, f := range undo {
-			f()
-		}
-	}
+	restoreIn, restoreOut := func() {}, func() {}
 	if f, ok := stdin.(*os.File); ok {
-		pf, r := stdio.Pollable(f)
-		undo = append(undo, r)
-		if pf == f {
+		var pf *os.File
+		if pf, restoreIn = stdio.Pollable(f); pf == f {
 			stdin = struct{ io.Reader }{f}
 		} else {
 			stdin = pf
 		}
 	}
 	if f, ok := stdout.(*os.File); ok {
-		pf, r := stdio.Pollable(f)
-		undo = append(undo, r)
-		stdout = pf
+		stdout, restoreOut = stdio.Pollable(f)
 	}
-	return stdin, stdout, restore
+	return stdin, stdout, func() { restoreIn(); restoreOut() }
 }
 
 // startWatchdog starts this binary as the watchdog of the children's
