@@ -132,6 +132,9 @@ func (c *Conn) writeAtOnce(l queuedLine, lane *Lane) error {
 	written, all, err := c.tryWrite(&l) // the only writer now: see c.writing
 	c.wmu.Lock()
 	c.writing = false
+	if errors.Is(err, errors.ErrUnsupported) {
+		c.bounded, err = nil, nil // never again: the queue's goroutine writes
+	}
 	if err != nil {
 		c.werr = err
 		c.dropQueued() // what was queued meanwhile will never be written

@@ -61,10 +61,13 @@ func newBoundedWriter(w io.Writer) *boundedWriter {
 	return nil
 }
 
-// tryWrite writes what it can of the line at once, with c.wmu held and
-// nothing queued, and reports how many bytes it wrote and whether it
-// wrote them all; err is an error of the writer (the peer is gone).
+// tryWrite writes what it can of the line at once, without c.wmu (see
+// writeAtOnce), and reports how many bytes it wrote and whether it wrote
+// them all, leaving in l what is left to write; err is an error of the
+// writer (the peer is gone), or errors.ErrUnsupported when it has no
+// deadlines after all.
 func (c *Conn) tryWrite(l *queuedLine) (written int, all bool, err error) {
+	retried := false
 	for i, p := range l.parts {
 		for len(p) > 0 {
 			n, werr := c.bounded.write(p)
@@ -72,25 +75,17 @@ func (c *Conn) tryWrite(l *queuedLine) (written int, all bool, err error) {
 			p = p[n:]
 			switch {
 			case werr == nil:
-			case errors.Is(werr, errors.ErrUnsupported):
-				c.bounded = nil // never again: the queue's goroutine writes
-				return written, false, nil
+				continue
+			case errors.Is(werr, os.ErrDeadlineExceeded) && written == 0 && !retried:
+				retried = true // the deadline passed before the write: once more, under a new one
+				continue
 			case errors.Is(werr, os.ErrDeadlineExceeded):
-				if n == 0 && written == 0 && i == 0 {
-					// The deadline passed between the check and the
-					// write: one more try, under a new one.
-					if n, werr = c.bounded.write(p); werr == nil {
-						written += n
-						p = p[n:]
-						continue
-					}
-					written += n
-				}
-				l.parts[i] = p
-				return written, false, nil
 			default:
-				return written, false, werr
+				l.parts[i] = p
+				return written, false, werr // errors.ErrUnsupported: see writeAtOnce
 			}
+			l.parts[i] = p
+			return written, false, nil
 		}
 		l.parts[i] = nil
 	}
