@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,5 +115,51 @@ func TestAWriteAtOnceHoldsUpNoOtherLane(t *testing.T) {
 	c.WaitWrites(0)
 	if got := p.rec.recorded(); len(got) != 2 || string(got[0]) != "first\n" || string(got[1]) != "other\n" {
 		t.Errorf("written %q", got)
+	}
+}
+
+// scriptedPeer is a writer with write deadlines whose writes take, in
+// turn, what takes says (all of it when takes is used up), each time ended
+// by the deadline when that is less than the whole.
+type scriptedPeer struct {
+	mu    sync.Mutex
+	takes []int
+	got   bytes.Buffer
+}
+
+func (p *scriptedPeer) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.takes) == 0 {
+		return p.got.Write(b)
+	}
+	n := min(p.takes[0], len(b))
+	p.takes = p.takes[1:]
+	p.got.Write(b[:n])
+	if n < len(b) {
+		return n, os.ErrDeadlineExceeded
+	}
+	return n, nil
+}
+
+func (p *scriptedPeer) SetWriteDeadline(time.Time) error { return nil }
+
+// TestAWriteAtOnceCutAnywhereLosesAndRepeatsNothing: however the peer's
+// writes are cut by the deadline (nothing at first, then part of a part),
+// every byte of the line reaches the peer once, in order.
+func TestAWriteAtOnceCutAnywhereLosesAndRepeatsNothing(t *testing.T) {
+	result := []byte(`{"text":"` + strings.Repeat("y", 1000) + `"}`)
+	parts := ResultParts(IntID(5), result)
+	want := string(AppendResult(nil, IntID(5), result))
+	for _, takes := range [][]int{{0, 3}, {0, 0}, {5}, {len(parts[0]) + 7}, {0, len(parts[0]), 100}} {
+		p := &scriptedPeer{takes: takes}
+		c := NewConn(strings.NewReader(""), p, Options{Queue: true})
+		if err := c.WriteParts(parts[:]...); err != nil {
+			t.Fatal(err)
+		}
+		c.WaitWrites(0)
+		if got := p.got.String(); got != want {
+			t.Errorf("takes %v: the peer got %d bytes, want the %d of the line once", takes, len(got), len(want))
+		}
 	}
 }
