@@ -77,18 +77,14 @@ func TestAnOlderListNeverOverwritesANewerOne(t *testing.T) {
 // ClientRequestTimeout: the child gets an error, the client a cancel.
 func TestAChildsRequestsToTheClientTimeOut(t *testing.T) {
 	got := make(chan string, 2*maxClientRequests)
-	child := startScripted(func(m *jsonrpc.Message, line []byte, out io.Writer) {
+	child := startScripted(answerSession(`{"tools":{}}`, "", func(m *jsonrpc.Message, line []byte, out io.Writer) {
 		switch {
 		case m.IsResponse():
 			got <- string(line)
-		case m.Method == "initialize":
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`)))
-		case m.Method == "tools/list":
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[]}`)))
 		case m.Method == "notifications/initialized":
 			out.Write([]byte(`{"jsonrpc":"2.0","id":"late","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
 		}
-	})
+	}))
 	h := serveOptions(t, Options{Separator: ":", ClientRequestTimeout: 50 * time.Millisecond,
 		Start: func(config.Server) (Process, error) { return child, nil }}, "s")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
@@ -114,20 +110,16 @@ func TestAChildsRequestsToTheClientTimeOut(t *testing.T) {
 // client at once: the next is refused.
 func TestAChildsRequestsToTheClientAreBounded(t *testing.T) {
 	got := make(chan string, 10)
-	child := startScripted(func(m *jsonrpc.Message, line []byte, out io.Writer) {
+	child := startScripted(answerSession(`{"tools":{}}`, "", func(m *jsonrpc.Message, line []byte, out io.Writer) {
 		switch {
 		case m.IsResponse():
 			got <- string(line)
-		case m.Method == "initialize":
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`)))
-		case m.Method == "tools/list":
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[]}`)))
 		case m.Method == "notifications/initialized":
 			for i := range maxClientRequests + 1 {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"method":"roots/list"}`+"\n", i)
 			}
 		}
-	})
+	}))
 	h := serve(t, ":", func(config.Server) (Process, error) { return child, nil }, "s")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
