@@ -106,6 +106,7 @@ type Conn struct {
 	werr      error          // with Options.Queue: the error that stopped writing
 	bounded   *boundedWriter // with Options.Queue: writes bounded in time, nil if w has none
 	writing   bool           // a write at once (writeAtOnce) is under way, without wmu
+	atOnce    chan struct{}  // while writing, if WaitWrites waits for it: closed when it ends
 
 	lastID atomic.Int64
 
@@ -337,6 +338,11 @@ func (c *Conn) take(id []byte) (Waiter, bool) {
 	if !ok {
 		return nil, false // not an id this connection sends
 	}
+	return c.takeN(n)
+}
+
+// takeN is take for the id n.
+func (c *Conn) takeN(n int64) (Waiter, bool) {
 	c.mu.Lock()
 	w, ok := c.pending[n]
 	delete(c.pending, n)

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -189,5 +190,27 @@ func TestPushFront(t *testing.T) {
 	}
 	if want := []int64{20, 2, 3}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("popped %v, want %v", got, want)
+	}
+}
+
+// TestRequestsNeverSentEndWithTheWriteError: when a queued write fails,
+// the requests still waiting in the queue (and the one being written) are
+// ended with that error at once, not left pending until the connection
+// closes.
+func TestRequestsNeverSentEndWithTheWriteError(t *testing.T) {
+	w := &blockedWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
+	errs := make(chan error, 2)
+	for range 2 {
+		if _, err := c.Go("m", nil, func(_ *Message, err error) { errs <- err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	await(t, w.entered, "the first write")
+	close(w.release) // it fails
+	for range 2 {
+		if err := await(t, errs, "a request's end"); !errors.Is(err, errBoom) {
+			t.Errorf("a request never sent ended with %v, want the write's error", err)
+		}
 	}
 }

@@ -132,12 +132,16 @@ func (c *Conn) writeAtOnce(l queuedLine, lane *Lane) error {
 	written, all, err := c.tryWrite(&l) // the only writer now: see c.writing
 	c.wmu.Lock()
 	c.writing = false
+	if c.atOnce != nil {
+		close(c.atOnce)
+		c.atOnce = nil
+	}
 	if errors.Is(err, errors.ErrUnsupported) {
 		c.bounded, err = nil, nil // never again: the queue's goroutine writes
 	}
 	if err != nil {
 		c.werr = err
-		c.dropQueued() // what was queued meanwhile will never be written
+		c.dropQueued(err) // what was queued meanwhile will never be written
 		return err
 	}
 	if !all {
@@ -184,15 +188,38 @@ func (c *Conn) startFlush() {
 }
 
 // dropQueued empties every lane after a failed write, with c.wmu held.
-func (c *Conn) dropQueued() {
+// The requests among the lines dropped end with err, on a goroutine of
+// their own (their Waiters are not called with the lock held).
+func (c *Conn) dropQueued(err error) {
+	var requests []int64
 	for _, lane := range c.turns {
-		lane.lines.clear()
+		for l, ok := lane.lines.pop(); ok; l, ok = lane.lines.pop() {
+			if l.id != 0 {
+				requests = append(requests, l.id)
+			}
+		}
 		lane.queued, lane.inTurn = 0, false
 		lane.wake()
 	}
 	clear(c.turns)
 	c.turns = c.turns[:0]
 	c.queued = 0
+	c.failRequests(requests, err)
+}
+
+// failRequests ends the requests n, which will never be sent, with err, on
+// a goroutine of its own: their Waiters are not called with c.wmu held.
+func (c *Conn) failRequests(ns []int64, err error) {
+	if len(ns) == 0 {
+		return
+	}
+	go func() {
+		for _, n := range ns {
+			if w, ok := c.takeN(n); ok {
+				w.Answered(nil, fmt.Errorf("not sent: %w", err))
+			}
+		}
+	}()
 }
 
 // flush writes the queue until it is empty or a write fails: one line of
@@ -214,7 +241,7 @@ func (c *Conn) flush() {
 		}
 		c.wmu.Unlock()
 		err := next.writeTo(c.w)
-		size := next.size()
+		size, id := next.size(), next.id
 		next = queuedLine{} // let a large line go before the next is written
 		if c.opts.Written != nil {
 			c.opts.Written(size)
@@ -225,9 +252,12 @@ func (c *Conn) flush() {
 		lane.wake()
 		if err != nil {
 			c.werr = err
+			if id != 0 { // (a partly written line has none)
+				c.failRequests([]int64{id}, err)
+			}
 		}
 	}
-	c.dropQueued() // after a failed write: never to be written
+	c.dropQueued(c.werr) // after a failed write: never to be written
 	close(c.flushDone)
 	c.flushDone = nil
 	c.wmu.Unlock()
@@ -242,28 +272,35 @@ func (l *Lane) wake() {
 }
 
 // WaitWrites waits until the goroutine that writes queued lines (with
-// Options.Queue), if one is writing, has stopped, because the queue is
-// empty or a write failed, and reports true; or for limit at most (0: no
+// Options.Queue), and a write at once, if one is writing, have stopped,
+// because the queue is empty or a write failed, and reports true; or for limit at most (0: no
 // limit), and then reports false. Closing the writer ends a write that
 // waits.
 func (c *Conn) WaitWrites(limit time.Duration) bool {
-	c.wmu.Lock()
-	done := c.flushDone
-	c.wmu.Unlock()
-	if done == nil {
-		return true
+	var timeout <-chan time.Time
+	if limit > 0 {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		timeout = t.C
 	}
-	if limit <= 0 {
-		<-done
-		return true
-	}
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
+	for {
+		c.wmu.Lock()
+		wait := c.flushDone
+		if wait == nil && c.writing { // a write at once, which may leave lines for the queue
+			if c.atOnce == nil {
+				c.atOnce = make(chan struct{})
+			}
+			wait = c.atOnce
+		}
+		c.wmu.Unlock()
+		if wait == nil {
+			return true
+		}
+		select {
+		case <-wait:
+		case <-timeout:
+			return false
+		}
 	}
 }
 

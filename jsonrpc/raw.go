@@ -291,13 +291,8 @@ func valueEnd(b []byte, i int) (int, error) {
 	}
 	switch b[i] {
 	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1, nil
-			}
+		if end := stringEnd(b, i); end >= 0 {
+			return end, nil
 		}
 		return 0, errMalformed
 	case '{', '[':
