@@ -5,6 +5,7 @@ package stdio
 import (
 	"os"
 	"syscall"
+	"time"
 )
 
 // Pollable returns f as a file Go's poller watches, when f is a pipe or a
@@ -16,6 +17,12 @@ import (
 //
 // The returned file shares f's descriptor: closing it closes f's too.
 func Pollable(f *os.File) (pf *os.File, restore func()) {
+	if f.SetDeadline(time.Time{}) == nil {
+		// The poller watches it already (it was non-blocking when the
+		// process started): a second file on its descriptor could not
+		// be registered, and its mode is someone else's to keep.
+		return f, func() {}
+	}
 	fi, err := f.Stat()
 	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 		return f, func() {}
