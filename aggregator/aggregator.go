@@ -229,7 +229,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		Unmatched:   func(m *jsonrpc.Message) { a.log.Debugf("client answered unknown id %s", m.ID) },
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
-		Pace:        func() { up.WaitRoom(laneRoom, a.ctx.Done()) },
+		Pace:        func() { up.WaitRoom(clientRoom, a.ctx.Done()) },
 		Watch:       watchHooks("the client"),
 		Written:     releaseLarge,
 	})

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -33,7 +34,10 @@ type call struct {
 	childParams []byte    // a legacy call's params as a modern child got them
 
 	child *child // the child serving it; set before it is sent there
-	task  *task  // for tasks/get, tasks/result, tasks/cancel: the task
+	// via is child's lane into the client's queue, where its answer goes:
+	// set with child, and read by the shutdown too, on another goroutine.
+	via  atomic.Pointer[jsonrpc.Lane]
+	task *task // for tasks/get, tasks/result, tasks/cancel: the task
 
 	sendState // its id at the child, the client's cancel
 
@@ -187,8 +191,8 @@ func (c *call) write(line []byte) {
 // lane is where the call's answer goes into the client's queue: its
 // child's lane once it was sent to one, else the aggregator's own.
 func (c *call) lane() *jsonrpc.Lane {
-	if c.child != nil && c.child.up != nil {
-		return c.child.up
+	if l := c.via.Load(); l != nil {
+		return l
 	}
 	return c.a.client.conn.Lane()
 }
@@ -211,9 +215,9 @@ func tokenKey(raw []byte) string { return idKey(raw) }
 // idKey is the key of a JSON-RPC id (or a progress token) in a table: ids
 // equal in JSON but written differently ("A" and "\u0041", 7, 7.0 and
 // 7e0) have one key, as a peer's JSON parser sees them. A string is keyed
-// by its value, a number by its shortest form (integers up to 2^53 as
-// integers, as JavaScript holds them; larger ones with no fraction or
-// exponent as written), anything else as written.
+// by its value, a number by its shortest form (an integral one as an
+// integer; one written with no fraction or exponent as written: exact,
+// however large), anything else as written.
 func idKey(raw []byte) string {
 	if s, ok := jsonrpc.String(raw); ok {
 		return "s" + s
@@ -231,8 +235,8 @@ func idKey(raw []byte) string {
 	if err != nil {
 		return "n" + string(raw)
 	}
-	if f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
-		return "n" + strconv.FormatInt(int64(f), 10)
+	if f == math.Trunc(f) { // 7.0, 1e16: as the integer is written
+		return "n" + strconv.FormatFloat(f+0, 'f', -1, 64) // +0: -0.0 is 0
 	}
 	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
 }

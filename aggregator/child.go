@@ -212,6 +212,9 @@ func (c *child) drop(err error) {
 		c.failure = c.errorf("was stopped: %w", errShuttingDown)
 		close(c.ended)
 		c.mu.Unlock()
+		for _, r := range c.incoming.takeAll() { // their timers end with the session
+			r.cancel(errShuttingDown)
+		}
 		c.markInited()
 		c.markReady()
 		return

@@ -71,7 +71,7 @@ func (c *child) progressed(params []byte) {
 			params = p
 		}
 	}
-	c.up.Notify("notifications/progress", params)
+	c.up.Notify("notifications/progress", c.a.relatedToClient(c, params))
 }
 
 // childRequest is a child's request relayed to the client: in the child's
@@ -150,7 +150,7 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		return
 	}
 	if cancelled := r.sent(id); cancelled != nil && up.Forget(id) {
-		sendCancelled(up, id, cancelled)
+		sendCancelled(c.up, id, cancelled) // on the request's lane: never before it
 	}
 }
 
@@ -178,9 +178,8 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 // child cancelled it or is gone: the client is told, under its own id.
 func (r *childRequest) cancel(cause error) {
 	r.forgetToken()
-	up := r.c.a.client.conn
-	if id := r.sendState.cancel(cause); id != nil && up.Forget(id) {
-		sendCancelled(up, id, cause)
+	if id := r.sendState.cancel(cause); id != nil && r.c.a.client.conn.Forget(id) {
+		sendCancelled(r.c.up, id, cause) // on the request's lane: never before it
 	}
 }
 

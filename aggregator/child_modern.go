@@ -21,7 +21,7 @@ func (c *child) notifyClient(m *jsonrpc.Message) {
 	if c.a.client.isModern() {
 		switch m.Method {
 		case "notifications/resources/updated":
-			c.a.listens.resourceUpdated(up, c, m.Params)
+			c.a.listens.resourceUpdated(c.up, c, c.a.relatedToClient(c, m.Params)) // on its lane: paced with the rest
 			return
 		case "notifications/elicitation/complete":
 			return

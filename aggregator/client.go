@@ -272,9 +272,14 @@ func cancelParams(params []byte) (id, reason []byte, ok bool) {
 	return id, reason, ok
 }
 
+// notifier sends notifications: a jsonrpc.Conn, or one lane into one.
+type notifier interface {
+	Notify(method string, params []byte) error
+}
+
 // sendCancelled tells conn's peer that the request id is cancelled.
-func sendCancelled(conn *jsonrpc.Conn, id []byte, cause error) {
-	if conn == nil {
+func sendCancelled(conn notifier, id []byte, cause error) {
+	if conn == nil || conn == (*jsonrpc.Conn)(nil) || conn == (*jsonrpc.Lane)(nil) { // no client (Check)
 		return
 	}
 	b := append([]byte(`{"requestId":`), id...)

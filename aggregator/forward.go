@@ -25,6 +25,9 @@ func to(c *child, params []byte) target {
 func (a *Aggregator) forward(c *call, t target) {
 	params := t.parts[:]
 	c.child = t.child
+	if t.child.up != nil {
+		c.via.Store(t.child.up)
+	}
 	if modern := t.child.modern.Load(); modern != c.modern {
 		params = a.acrossEras(c, t.child, params)
 		if c.modern && takesInput(c.method) {
@@ -106,6 +109,15 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 		down.Result = legacyResult(resp.Result)
 		resp = &down
 	}
+	if resp.Error == nil {
+		// Its task ties, if any, are its own tasks' (under the ids the
+		// client knows), or taken out.
+		if tied := c.a.relatedToClient(c.child, resp.Result); !sameSlice(tied, resp.Result) {
+			own := *resp
+			own.Result = tied
+			resp = &own
+		}
+	}
 	if modify := c.spec.modifyResponse; modify != nil {
 		if line := modify(c, resp); line != nil {
 			c.answer(line)
@@ -137,4 +149,10 @@ func (c *call) upgrade(resp *jsonrpc.Message) *jsonrpc.Message {
 	}
 	up.Result = withResultType(resp.Result, c.method == "resources/read")
 	return &up
+}
+
+// sameSlice reports whether a and b are the same bytes in memory (not a
+// copy).
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -255,7 +255,7 @@ func TestCheckQuotesWhatIsNotPrintable(t *testing.T) {
 func TestIDKey(t *testing.T) {
 	for _, same := range [][]string{
 		{`"A"`, `"\u0041"`}, {`7`, `7.0`, `7e0`, `70e-1`, `0.7E1`}, {`0`, `-0`, `0.0`, `-0.0`}, {`"c1"`, `"\u0063\u0031"`},
-		{`9007199254740993`}, {`1.5`, `15e-1`},
+		{`9007199254740993`}, {`1.5`, `15e-1`}, {`1e16`, `10000000000000000`}, {`-2E2`, `-200`},
 	} {
 		for _, id := range same[1:] {
 			if idKey([]byte(id)) != idKey([]byte(same[0])) {
@@ -329,5 +329,91 @@ func TestACompletionRefWithTwoNamesIsRefused(t *testing.T) {
 	}
 	if got := h.exchange(`{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"k:p"},"argument":{"name":"a","value":""}}}`); !strings.Contains(got, `"completion"`) {
 		t.Errorf("a well-formed completion: %s", got)
+	}
+}
+
+// The answer to a retry (a legacy client's input rounds over a modern
+// server) with a member twice is refused like any other answer: it came
+// by another path (the aggregator's own call), and passed raw.
+func TestARetrysAnswerWithTwoOfAMemberIsRefused(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, modernKind)
+	pm := puppets[modernKind]
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"modern:x","arguments":{}}}`)
+	got := pm.heard(t)
+	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"?"}}},"requestState":"s1"}}`)
+	ask := decode(t, h.read())
+	h.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"action":"accept","content":{}}}`)
+	got = pm.heard(t) // the retry
+	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"safe","message":"EVIL"}}},"requestState":"s2"}}`)
+	line := h.read()
+	if strings.Contains(line, "EVIL") || !strings.Contains(line, `"id":3,"error"`) || !strings.Contains(line, `the member \"message\" appears twice`) {
+		t.Errorf("the retry's answer with two messages reached the client as %s", line)
+	}
+}
+
+// A server's answer and progress tied to another server's task reach the
+// client untied, as its requests and notifications do.
+func TestARelatedTaskOfAnotherServerIsTakenOutOfAnswersAndProgress(t *testing.T) {
+	tie := `"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"mcp-simple-aggregator-task-1"},"k":1}`
+	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
+		if s.Key == "good" {
+			return startScripted((&taskChild{key: s.Key}).script), nil
+		}
+		return startScripted(answerSession(`{"tools":{}}`, `{"name":"go","inputSchema":{"type":"object"}}`,
+			func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+				if m.Method == "tools/call" {
+					out.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,` + tie + `}}` + "\n"))
+					out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[],`+tie+`}`)))
+				}
+			})), nil
+	}}, "bad", "good")
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if id := startTask(t, h, 2, "good:work"); id != "mcp-simple-aggregator-task-1" {
+		t.Fatalf("good's task is %s", id)
+	}
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bad:go","arguments":{},"_meta":{"progressToken":"p"}}}`)
+	for _, want := range []string{`"method":"notifications/progress"`, `"id":3`} {
+		line := readUntil(t, h, want)
+		if strings.Contains(line, "related-task") || !strings.Contains(line, `"_meta":{"k":1}`) {
+			t.Errorf("reached the client as %s", line)
+		}
+	}
+}
+
+// A server's cancel of its request to the client never reaches the client
+// before the request, however much of that server's output waits ahead of
+// both.
+func TestAServersCancelNeverOvertakesItsRequest(t *testing.T) {
+	h := serve(t, ":", func(config.Server) (Process, error) {
+		return startScripted(answerSession(`{"tools":{}}`, `{"name":"go","inputSchema":{"type":"object"}}`,
+			func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+				if m.Method == "tools/call" {
+					for range 3000 { // a backlog in its lane
+						out.Write([]byte(floodLine))
+					}
+					out.Write([]byte(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
+					out.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1"}}` + "\n"))
+				}
+			})), nil
+	}, "k")
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"k:go","arguments":{}}}`)
+	sawRequest := false
+	for {
+		line := h.read()
+		switch {
+		case strings.Contains(line, `"sampling/createMessage"`):
+			sawRequest = true
+		case strings.Contains(line, `"notifications/cancelled"`):
+			if !sawRequest {
+				t.Fatalf("the cancel came before the request: %s", line)
+			}
+			return
+		}
 	}
 }

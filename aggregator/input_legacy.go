@@ -64,6 +64,9 @@ func (c *call) rounds(ctx context.Context, resp *jsonrpc.Message) {
 			return
 		}
 		next, err := c.child.conn.Call(ctx, c.method, params)
+		if err == nil && next.Duplicate != "" {
+			next, err = nil, c.child.duplicateAnswer(next.Duplicate) // see duplicates.go
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				c.answer(nil)
@@ -98,7 +101,7 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 		if !known || !caps.declared(need) {
 			return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q asked for input with %q, which the client did not declare (capability %q)", c.child.key, method, need))
 		}
-		answer, err := c.a.askClient(ctx, method, params)
+		answer, err := c.a.askClient(ctx, method, c.a.relatedToClient(c.child, params))
 		if err != nil {
 			return nil, nil
 		}

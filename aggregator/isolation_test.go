@@ -438,3 +438,48 @@ func TestIsolationServerRestartedAfterExitingOnTheProbe(t *testing.T) {
 		t.Fatalf("tools/list: %s\n%s", list, h.logged())
 	}
 }
+
+// A server that floods a modern client's subscriptions/listen with
+// resources/updated is paced like any other flood, on its own lane: the
+// aggregator's own answers take their turn with it.
+func TestIsolationServerFloodsResourceUpdates(t *testing.T) {
+	h, puppets := serveEras(t, Options{}, legacyKind)
+	pl := puppets[legacyKind]
+	h.exchange(modernLine("1", "tools/list", ""))
+	h.send(modernLine("2", "subscriptions/listen", `"notifications":{"resourceSubscriptions":["file:///a"]}`))
+	pl.heard(t) // its resources/subscribe
+	h.read()    // the acknowledgement
+	update := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///a"}}` + "\n"
+	backlogged, stop := make(chan struct{}), make(chan struct{})
+	go func() {
+		for written := 0; ; written += len(update) {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := io.WriteString(pl.p.stdoutW, update); err != nil {
+				return
+			}
+			if written < laneRoom/2 && written+len(update) >= laneRoom/2 { // (what reaches the client is half as long again)
+				close(backlogged)
+			}
+		}
+	}()
+	defer close(stop)
+	<-backlogged // read nothing until the updates have a backlog
+	h.send(modernLine("3", "tools/list", ""))
+	for n := 0; ; n++ {
+		line := h.read()
+		if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":3,`) {
+			if n > 300 {
+				t.Errorf("%d updates came before the aggregator's answer, want at most 300", n)
+			}
+			break
+		}
+	}
+	go func() {
+		for range h.lines { // let the flood's last writes through
+		}
+	}()
+}

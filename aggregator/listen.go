@@ -293,7 +293,7 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 // resourceUpdated sends a child's notifications/resources/updated on the
 // streams it belongs to: for a modern child, the stream whose listen at the
 // child it names; for a legacy child, every stream that wants its URI.
-func (s *listenSet) resourceUpdated(up *jsonrpc.Conn, c *child, params []byte) {
+func (s *listenSet) resourceUpdated(up notifier, c *child, params []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.modern.Load() {

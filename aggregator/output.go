@@ -68,6 +68,13 @@ func releaseLarge(size int) {
 // so a flood delays another server's answer by one line at most.
 const laneRoom = 1 << 20
 
+// clientRoom is laneRoom for the aggregator's own answers to the client's
+// requests: past it, the client's requests are read no more until it
+// reads its answers. It is larger, so that a client that sends many
+// requests (tools/list answers are large) before it reads is seldom held;
+// one that never reads its answers ends up waiting on its own writes.
+const clientRoom = 16 << 20
+
 // flushGrace bounds how long Serve waits at its end for the client to read
 // what is still queued for it.
 const flushGrace = time.Second

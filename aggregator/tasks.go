@@ -251,7 +251,7 @@ func taskResult(c *call, resp *jsonrpc.Message) []byte {
 	if resp.Error != nil {
 		return nil
 	}
-	return jsonrpc.AppendResult(nil, c.id, c.a.relatedToClient(c.task.child, resp.Result))
+	return jsonrpc.AppendResult(nil, c.id, resp.Result) // its related-task mapped in deliver
 }
 
 // relatedToClient returns msg (params or a result) with the child's task
@@ -324,7 +324,7 @@ func (c *child) taskStatus(params []byte) {
 
 func (c *child) sendStatus(t *task, params []byte) {
 	t.markTerminal(statusOf(params))
-	c.up.Notify("notifications/tasks/status", setTaskID(params, t.id))
+	c.up.Notify("notifications/tasks/status", c.a.relatedToClient(c, setTaskID(params, t.id)))
 }
 
 // releaseStatuses sends the statuses held for the task, once the answer
