@@ -11,15 +11,16 @@ import (
 )
 
 // Pollable makes a blocking pipe one Go's poller watches (deadlines work,
-// a Close ends a read in progress), leaves a file the poller watches
-// already as it is (its descriptor could not be registered twice), and a
-// regular file too.
+// a Close ends a read in progress) as a file of its own (closing it leaves
+// the pipe's file open), leaves a file the poller watches already as it is,
+// and a regular file too.
 func TestPollable(t *testing.T) {
 	var fds [2]int
 	if err := syscall.Pipe(fds[:]); err != nil {
 		t.Fatal(err)
 	}
 	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w") // blocking: no poller
+	defer r.Close()
 	defer w.Close()
 	if r.SetReadDeadline(time.Time{}) == nil {
 		t.Fatal("a blocking pipe took a deadline")
@@ -42,6 +43,9 @@ func TestPollable(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close did not end the read")
+	}
+	if _, err := r.Stat(); err != nil {
+		t.Errorf("closing the pollable file closed the one it was made from: %v", err)
 	}
 	restore()
 
