@@ -141,28 +141,33 @@ func TestARelatedTaskOfAnotherServerIsTakenOut(t *testing.T) {
 // belongs to that server, up or down: while "files" is down, an app
 // server listing a tool named "files:read_secret" does not get its calls.
 func TestAPrefixedNameIsNeverAnAppsTool(t *testing.T) {
-	appCalls := make(chan string, 1)
-	app := appServer("app", "ext", "files:read_secret")
-	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
-		if s.Key == "files" {
-			return nil, io.ErrUnexpectedEOF // it cannot start
-		}
-		return startFake(func(method string, params []byte) string {
-			if method == "tools/call" {
-				appCalls <- string(params)
+	for _, tc := range []struct {
+		strict bool
+		name   string
+	}{{false, "files:read_secret"}, {true, "files__read_secret"}} {
+		appCalls := make(chan string, 1)
+		app := appServer("app", "ext", tc.name)
+		h := serveOptions(t, Options{StrictNames: tc.strict, Start: func(s config.Server) (Process, error) {
+			if s.Key == "files" {
+				return nil, io.ErrUnexpectedEOF // it cannot start
 			}
-			return app(method, params)
-		}), nil
-	}}, "files", "app")
-	h.exchange(initLine)
-	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files:read_secret","arguments":{}}}`)
-	if want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Tool not found: files:read_secret"}}`; got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	select {
-	case p := <-appCalls:
-		t.Errorf("the app server got the call: %s", p)
-	default:
+			return startFake(func(method string, params []byte) string {
+				if method == "tools/call" {
+					appCalls <- string(params)
+				}
+				return app(method, params)
+			}), nil
+		}}, "files", "app")
+		h.exchange(initLine)
+		got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tc.name + `","arguments":{}}}`)
+		if want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Tool not found: ` + tc.name + `"}}`; got != want {
+			t.Errorf("strict %v: got  %s\nwant %s", tc.strict, got, want)
+		}
+		select {
+		case p := <-appCalls:
+			t.Errorf("strict %v: the app server got the call: %s", tc.strict, p)
+		default:
+		}
 	}
 }
 
