@@ -172,9 +172,17 @@ func (p *peer) until(match func(line []byte, m *message) bool) ([]byte, *message
 	}
 }
 
-// response waits for the answer to the request with raw id.
+// response waits for the answer to the request with raw id, or takes it
+// from the lines seen while another was awaited (answers to concurrent
+// requests come in either order).
 func (p *peer) response(id string) ([]byte, *message) {
 	p.t.Helper()
+	for i, line := range p.seen {
+		if m := decode(p.t, line); m.Method == "" && string(m.ID) == id {
+			p.seen = append(p.seen[:i:i], p.seen[i+1:]...)
+			return line, m
+		}
+	}
 	return p.until(func(_ []byte, m *message) bool { return m.Method == "" && string(m.ID) == id })
 }
 
