@@ -111,19 +111,27 @@ func readUntil(t *testing.T, h *harness, want string) string {
 	}
 }
 
+// othersAnswerThenCall10 is othersAnswer, then the end of the call in
+// flight to bad (id 10), which may come before, between or after.
+func othersAnswerThenCall10(t *testing.T, h *harness) string {
+	t.Helper()
+	var ended string
+	othersAnswer(t, h, func(line string) {
+		if strings.Contains(line, `"id":10`) {
+			ended = line
+		}
+	})
+	if ended == "" {
+		ended = readUntil(t, h, `"id":10`)
+	}
+	return ended
+}
+
 func TestIsolationServerClosesItsStdoutWithACallInFlight(t *testing.T) {
 	bad := startHostile(false)
 	h, _ := isolationSession(t, bad, "")
 	bad.stdoutW.Close() // and it lives on
-	var failed string
-	othersAnswer(t, h, func(line string) {
-		if strings.Contains(line, `"id":10`) {
-			failed = line
-		}
-	})
-	if failed == "" {
-		failed = readUntil(t, h, `"id":10`)
-	}
+	failed := othersAnswerThenCall10(t, h)
 	if !strings.Contains(failed, `server \"bad\" closed its stdout`) {
 		t.Errorf("the call in flight to bad ended with %s", failed)
 	}
@@ -134,15 +142,7 @@ func TestIsolationServerExitsWithACallInFlight(t *testing.T) {
 	bad := startHostile(false)
 	h, _ := isolationSession(t, bad, "")
 	bad.Stop()
-	var failed string
-	othersAnswer(t, h, func(line string) {
-		if strings.Contains(line, `"id":10`) {
-			failed = line
-		}
-	})
-	if failed == "" {
-		failed = readUntil(t, h, `"id":10`)
-	}
+	failed := othersAnswerThenCall10(t, h)
 	if !strings.Contains(failed, `server \"bad\" exited`) {
 		t.Errorf("the call in flight to bad ended with %s", failed)
 	}
