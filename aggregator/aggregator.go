@@ -227,6 +227,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		Batch:       a.clientBatch,
 		Invalid:     a.clientInvalid,
 		Unmatched:   func(m *jsonrpc.Message) { a.log.Debugf("client answered unknown id %s", m.ID) },
+		Cancelled:   tellCancelled,
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
 		Pace:        func() { up.WaitRoom(clientRoom, a.ctx.Done()) },

@@ -266,7 +266,7 @@ func (c *call) local(parent context.Context) (context.Context, func()) {
 func (c *call) cancel(cause error) {
 	// Recorded first: a call served here that stops on it must find
 	// itself cancelled, and so answer nothing.
-	id := c.sendState.cancel(cause)
+	via, id := c.sendState.cancel(cause)
 	c.localMu.Lock()
 	stop := c.stopLocal
 	c.localMu.Unlock()
@@ -274,26 +274,19 @@ func (c *call) cancel(cause error) {
 		stop(cause)
 	}
 	if id != nil {
-		c.cancelAtChild(id, cause)
+		c.takeBack(via, id, cause)
 	}
 }
 
-// cancelAtChild takes back the call sent to the child under id. When the
-// answer has not come yet, the call ends without one and the child hears
-// of the cancel, unless the request was still waiting to be written to
-// it: then it is taken out of the queue, and the child never sees it.
-func (c *call) cancelAtChild(id []byte, cause error) {
+// takeBack takes back the call sent to the child through via under id
+// (jsonrpc.Lane.Cancel): when the answer has not come yet, the call ends
+// without one. A call waiting for an exchange ends with it.
+func (c *call) takeBack(via *jsonrpc.Lane, id []byte, cause error) {
 	if c.exchange != nil {
-		c.exchange.cancel(c, id, cause)
+		c.exchange.cancel(c, via, id, cause)
 		return
 	}
-	conn := c.child.conn
-	withdrawn := conn.Withdraw(id)
-	if !withdrawn && !conn.Forget(id) || !c.settle() {
-		return // answered already
-	}
-	c.write(nil)
-	if !withdrawn {
-		sendCancelled(conn, id, cause)
+	if via.Cancel(id, cause) && c.settle() {
+		c.write(nil)
 	}
 }

@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -116,15 +115,9 @@ func (c *child) spawn() {
 		Unmatched: func(m *jsonrpc.Message) {
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
-		Pace:  c.pace,
-		Watch: watchHooks(fmt.Sprintf("server %q", c.key)),
-		Cancelled: func(id json.RawMessage, cause error) {
-			// initialize and the server/discover probe are never cancelled:
-			// before initialize, a legacy server knows of no request.
-			if !errors.Is(cause, errStartupTimeout) && !errors.Is(cause, errProbeTimeout) && !errors.Is(cause, errRerun) {
-				sendCancelled(c.conn, id, cause)
-			}
-		},
+		Pace:      c.pace,
+		Watch:     watchHooks(fmt.Sprintf("server %q", c.key)),
+		Cancelled: tellCancelled,
 	})
 	go func() {
 		defer close(c.unread)

@@ -144,13 +144,13 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 		r.forgetToken()
 		return
 	}
-	id, err := c.up.GoParts(m.Method, r, params)
+	id, cancelled, err := r.send(c.up, m.Method, r, params)
 	if err != nil {
 		r.Answered(nil, err)
 		return
 	}
-	if cancelled := r.sent(id); cancelled != nil && up.Forget(id) {
-		sendCancelled(c.up, id, cancelled) // on the request's lane: never before it
+	if cancelled != nil {
+		c.up.Cancel(id, cancelled)
 	}
 }
 
@@ -178,8 +178,8 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 // child cancelled it or is gone: the client is told, under its own id.
 func (r *childRequest) cancel(cause error) {
 	r.forgetToken()
-	if id := r.sendState.cancel(cause); id != nil && r.c.a.client.conn.Forget(id) {
-		sendCancelled(r.c.up, id, cause) // on the request's lane: never before it
+	if via, id := r.sendState.cancel(cause); id != nil {
+		via.Cancel(id, cause)
 	}
 }
 

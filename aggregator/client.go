@@ -259,41 +259,6 @@ func (a *Aggregator) rootsChanged(params []byte) {
 	}
 }
 
-// cancelReason is the cause of a request cancelled by a peer's
-// notifications/cancelled; reason is the raw "reason" member, if any.
-type cancelReason struct{ reason []byte }
-
-func (*cancelReason) Error() string { return "cancelled by the peer" }
-
-// cancelParams reads the params of notifications/cancelled.
-func cancelParams(params []byte) (id, reason []byte, ok bool) {
-	id, ok = jsonrpc.Member(params, "requestId")
-	reason, _ = jsonrpc.Member(params, "reason")
-	return id, reason, ok
-}
-
-// notifier sends notifications: a jsonrpc.Conn, or one lane into one.
-type notifier interface {
-	Notify(method string, params []byte) error
-}
-
-// sendCancelled tells conn's peer that the request id is cancelled.
-func sendCancelled(conn notifier, id []byte, cause error) {
-	if conn == nil || conn == (*jsonrpc.Conn)(nil) || conn == (*jsonrpc.Lane)(nil) { // no client (Check)
-		return
-	}
-	b := append([]byte(`{"requestId":`), id...)
-	var cr *cancelReason
-	if errors.As(cause, &cr) {
-		if cr.reason != nil {
-			b = append(append(b, `,"reason":`...), cr.reason...)
-		}
-	} else if cause != nil {
-		b = jsonrpc.AppendString(append(b, `,"reason":`...), cause.Error())
-	}
-	conn.Notify("notifications/cancelled", append(b, '}'))
-}
-
 func invalidLine(m *jsonrpc.Message, err error) []byte {
 	if errors.Is(err, jsonrpc.ErrParse) {
 		return errorLine(nil, jsonrpc.CodeParseError, "Parse error: "+err.Error())

@@ -46,13 +46,14 @@ func (a *Aggregator) forward(c *call, t target) {
 		// remove the entry.
 		c.p.progressTo = nil
 	}
-	id, err := t.child.conn.GoParts(c.method, c, params...)
+	via := t.child.conn.Lane()
+	id, cancelled, err := c.send(via, c.method, c, params...)
 	if err != nil {
 		c.Answered(nil, err)
 		return
 	}
-	if cancelled := c.sent(id); cancelled != nil {
-		c.cancelAtChild(id, cancelled)
+	if cancelled != nil {
+		c.takeBack(via, id, cancelled)
 	}
 }
 

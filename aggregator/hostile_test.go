@@ -392,7 +392,8 @@ func TestARelatedTaskOfAnotherServerIsTakenOutOfAnswersAndProgress(t *testing.T)
 
 // A server's cancel of its request to the client never reaches the client
 // before the request, however much of that server's output waits ahead of
-// both.
+// both: the request is taken out of the queue (the client sees neither),
+// or the client sees both, in order.
 func TestAServersCancelNeverOvertakesItsRequest(t *testing.T) {
 	h := serve(t, ":", func(config.Server) (Process, error) {
 		return startScripted(answerSession(`{"tools":{}}`, `{"name":"go","inputSchema":{"type":"object"}}`,
@@ -403,13 +404,14 @@ func TestAServersCancelNeverOvertakesItsRequest(t *testing.T) {
 					}
 					out.Write([]byte(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
 					out.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1"}}` + "\n"))
+					out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[]}`)))
 				}
 			})), nil
 	}, "k")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"k:go","arguments":{}}}`)
-	sawRequest := false
+	sawRequest, sawCancel := false, false
 	for {
 		line := h.read()
 		switch {
@@ -418,6 +420,11 @@ func TestAServersCancelNeverOvertakesItsRequest(t *testing.T) {
 		case strings.Contains(line, `"notifications/cancelled"`):
 			if !sawRequest {
 				t.Fatalf("the cancel came before the request: %s", line)
+			}
+			sawCancel = true
+		case strings.Contains(line, `"id":2`):
+			if sawRequest != sawCancel {
+				t.Errorf("the client saw the request (%v) but not its cancel (%v)", sawRequest, sawCancel)
 			}
 			return
 		}

@@ -117,31 +117,8 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 }
 
 // askClient sends a request to the client and waits for its answer; when
-// ctx ends first (the call was cancelled, or shutdown), the client is told
-// that the request is cancelled, as for a child's request relayed to it.
+// ctx ends first (the call was cancelled, or shutdown), the request is
+// taken back and the client told, as for a child's request relayed to it.
 func (a *Aggregator) askClient(ctx context.Context, method string, params []byte) (*jsonrpc.Message, error) {
-	up := a.client.conn
-	answered := make(chan *jsonrpc.Message, 1)
-	failed := make(chan error, 1)
-	id, err := up.Go(method, params, func(m *jsonrpc.Message, err error) {
-		if err != nil {
-			failed <- err
-			return
-		}
-		answered <- m
-	})
-	if err != nil {
-		return nil, err
-	}
-	select {
-	case m := <-answered:
-		return m, nil
-	case err := <-failed:
-		return nil, err
-	case <-ctx.Done():
-		if up.Forget(id) {
-			sendCancelled(up, id, context.Cause(ctx))
-		}
-		return nil, context.Cause(ctx)
-	}
+	return a.client.conn.Call(ctx, method, params)
 }

@@ -244,9 +244,9 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 		w.answer(w.line)
 		return nil
 	}
-	if id := x.origin.sendState.id(); id != nil {
-		if cancelled := c.sent(id); cancelled != nil {
-			c.cancelAtChild(id, cancelled)
+	if via, id := x.origin.sendState.id(); id != nil {
+		if cancelled := c.sent(via, id); cancelled != nil {
+			c.takeBack(via, id, cancelled)
 		}
 	}
 	return nil
@@ -273,7 +273,7 @@ func (x *exchange) finish(resp *jsonrpc.Message, err error) *call {
 // decided under x.mu, so that it cannot cross present or finish (which
 // take the waiter there first). The child's call is cancelled at the child
 // with it, and its requests waiting for input get an error.
-func (x *exchange) cancel(c *call, id []byte, cause error) {
+func (x *exchange) cancel(c *call, via *jsonrpc.Lane, id []byte, cause error) {
 	x.mu.Lock()
 	if x.waiter != c {
 		x.mu.Unlock()
@@ -284,19 +284,12 @@ func (x *exchange) cancel(c *call, id []byte, cause error) {
 	x.asks = nil
 	x.mu.Unlock()
 	x.c.exchanges.remove(x)
-	conn := x.c.conn
-	withdrawn := conn.Withdraw(id)
-	if !withdrawn {
-		conn.Forget(id)
-	}
+	via.Cancel(id, cause)
 	if c.settle() {
 		c.write(nil)
 	}
-	if !withdrawn {
-		sendCancelled(conn, id, cause)
-	}
 	for _, q := range asks {
-		conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client cancelled the call this request belongs to"))
+		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client cancelled the call this request belongs to"))
 	}
 }
 
@@ -314,8 +307,8 @@ func (x *exchange) expire(token string) {
 	for _, q := range asks {
 		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client did not retry the call within "+x.a.opts.InputTimeout.String()))
 	}
-	if id := x.origin.sendState.id(); id != nil && x.c.conn.Forget(id) {
-		sendCancelled(x.c.conn, id, fmt.Errorf("the client did not retry the call within %v", x.a.opts.InputTimeout))
+	if via, id := x.origin.sendState.id(); id != nil {
+		via.Cancel(id, fmt.Errorf("the client did not retry the call within %v", x.a.opts.InputTimeout))
 	}
 	x.a.log.Debugf("server %q: a call waiting for the client's input was cancelled after %v", x.c.key, x.a.opts.InputTimeout)
 }

@@ -254,9 +254,7 @@ func (s *listenSet) remove(l *listen) {
 	s.open = slices.DeleteFunc(s.open, func(x *listen) bool { return x == l })
 	for _, cl := range l.atChildren {
 		delete(s.byChild[cl.c], idKey(cl.id))
-		if cl.c.conn.Forget(cl.id) {
-			sendCancelled(cl.c.conn, cl.id, nil)
-		}
+		cl.c.conn.Cancel(cl.id, nil)
 	}
 	for _, cu := range l.subscribed {
 		if s.legacy[cu.c][cu.uri]--; s.legacy[cu.c][cu.uri] == 0 {
@@ -345,8 +343,6 @@ func (s *listenSet) standIn(c *child, uri string, on bool) {
 		}
 	case !on && open:
 		delete(s.standIns, key)
-		if c.conn.Forget(id) {
-			sendCancelled(c.conn, id, nil)
-		}
+		c.conn.Cancel(id, nil)
 	}
 }

@@ -295,7 +295,7 @@ type answer struct {
 
 // Call sends a request with a fresh id and waits for its answer: a response
 // message whose Result or Error is set. It fails when the connection closes
-// first, and when ctx ends first, after telling Options.Cancelled.
+// first, and when ctx ends first, taken back by Lane.Cancel.
 func (c *Conn) Call(ctx context.Context, method string, params []byte) (*Message, error) {
 	if err := context.Cause(ctx); err != nil {
 		return nil, err // never sent, so nothing to cancel
@@ -309,12 +309,9 @@ func (c *Conn) Call(ctx context.Context, method string, params []byte) (*Message
 	case a := <-ch:
 		return a.m, a.err
 	case <-ctx.Done():
-		if !c.Forget(id) {
+		if !c.Cancel(id, context.Cause(ctx)) {
 			a := <-ch // the answer won the race
 			return a.m, a.err
-		}
-		if c.opts.Cancelled != nil {
-			c.opts.Cancelled(id, context.Cause(ctx))
 		}
 		return nil, context.Cause(ctx)
 	}

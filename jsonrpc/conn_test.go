@@ -701,7 +701,7 @@ func TestCallWithEndedContextSendsNothing(t *testing.T) {
 	errGone := errors.New("caller gone")
 	var rec recordingWriter
 	called := false
-	c := NewConn(strings.NewReader(""), &rec, Options{Cancelled: func(json.RawMessage, error) { called = true }})
+	c := NewConn(strings.NewReader(""), &rec, Options{Cancelled: func(*Lane, json.RawMessage, error) { called = true }})
 	ctx, cancel := context.WithDeadlineCause(context.Background(), time.Unix(0, 0), errGone)
 	defer cancel()
 	m, err := c.Call(ctx, "m", nil)
@@ -738,7 +738,7 @@ func TestCallCancel(t *testing.T) {
 			cancels := make(chan cancelled, 10)
 			unmatched := make(chan *Message, 10)
 			p := newFakePeer(t, Options{
-				Cancelled: func(id json.RawMessage, cause error) { cancels <- cancelled{id, cause} },
+				Cancelled: func(_ *Lane, id json.RawMessage, cause error) { cancels <- cancelled{id, cause} },
 				Unmatched: func(m *Message) { unmatched <- m },
 			}, nil)
 

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -212,5 +213,38 @@ func TestRequestsNeverSentEndWithTheWriteError(t *testing.T) {
 		if err := await(t, errs, "a request's end"); !errors.Is(err, errBoom) {
 			t.Errorf("a request never sent ended with %v, want the write's error", err)
 		}
+	}
+}
+
+// TestCancelThroughALane: a request sent through a lane other than the
+// Conn's own is taken back from that lane's queue, and a cancel of one
+// written already is told with that lane, so that a notice written there
+// follows the request.
+func TestCancelThroughALane(t *testing.T) {
+	w := newGatedWriter()
+	vias := make(chan *Lane, 2)
+	c := NewConn(strings.NewReader(""), w, Options{Queue: true, Cancelled: func(via *Lane, _ json.RawMessage, _ error) { vias <- via }})
+	l := c.NewLane()
+	l.Write([]byte("x0\n"))
+	await(t, w.entered, "the first write")
+	queued, err := l.GoParts("queued", AnswerFunc(func(*Message, error) { t.Error("the queued request's Waiter was called") }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Cancel(queued, nil) {
+		t.Fatal("the lane did not take back its queued request")
+	}
+	close(w.release)
+	c.WaitWrites(0)
+	if got := len(w.rec.recorded()); got != 1 {
+		t.Errorf("%d lines written, want only x0", got)
+	}
+	written, _ := l.GoParts("written", AnswerFunc(func(*Message, error) {}))
+	c.WaitWrites(0)
+	if !l.Cancel(written, nil) {
+		t.Fatal("the lane did not take back its written request")
+	}
+	if via := await(t, vias, "Cancelled"); via != l {
+		t.Error("Cancelled was told another lane than the request's")
 	}
 }

@@ -4,7 +4,7 @@ import "encoding/json"
 
 // Options are a Conn's hooks. Every hook is optional. All but Cancelled run
 // on the reader goroutine, in the order of the lines read, so they must not
-// block; Cancelled runs on the goroutine of the cancelled Call.
+// block; Cancelled runs on the cancelling goroutine.
 type Options struct {
 	// Handle receives each request and notification of the peer.
 	Handle func(*Message)
@@ -21,9 +21,13 @@ type Options struct {
 	// Unmatched receives a response to no pending call, such as the late
 	// answer to a call whose context ended.
 	Unmatched func(*Message)
-	// Cancelled is told about each call whose context ended before its
-	// answer came: the id it was sent under and context.Cause of the context.
-	Cancelled func(id json.RawMessage, cause error)
+	// Cancelled is told about each request that Lane.Cancel takes back
+	// (a Call whose context ended is one) once it may have reached the
+	// peer: the lane it went through, the id it was sent under and the
+	// cause. It is where a protocol tells the peer (MCP's
+	// notifications/cancelled, written through that lane: never before
+	// the request). It runs on the cancelling goroutine.
+	Cancelled func(via *Lane, id json.RawMessage, cause error)
 	// Queue makes Write never wait for the peer: a line waits in memory
 	// until a goroutine of the Conn, running while lines wait, writes it,
 	// in order (lanes in turn: see Lane); a peer that does not read stalls
@@ -32,7 +36,7 @@ type Options struct {
 	// on the caller's goroutine, as far as the peer takes it within
 	// tryWriteFor (1 ms), without the write lock: other lines are queued
 	// meanwhile. After a write fails, every later Write returns that error. A request waiting in the queue, not yet
-	// taken by that goroutine, can be taken back with Conn.Withdraw.
+	// taken by that goroutine, is removed by Lane.Cancel.
 	Queue bool
 	// MaxQueued, with Queue, bounds the bytes of lines accepted and not
 	// yet written (waiting, or being written): a line that would take them

@@ -224,7 +224,7 @@ func (c *Conn) failRequests(ns []int64, err error) {
 
 // flush writes the queue until it is empty or a write fails: one line of
 // each lane with lines waiting in turn. It takes one line at a time: the
-// others stay in their lanes, where Withdraw can still find them.
+// others stay in their lanes, where Cancel can still find them.
 func (c *Conn) flush() {
 	c.wmu.Lock()
 	for c.werr == nil && len(c.turns) > 0 {
@@ -236,7 +236,7 @@ func (c *Conn) flush() {
 		} else {
 			lane.inTurn = false
 		}
-		if !ok { // emptied by Withdraw
+		if !ok { // emptied by Cancel
 			continue
 		}
 		c.wmu.Unlock()
@@ -304,23 +304,44 @@ func (c *Conn) WaitWrites(limit time.Duration) bool {
 	}
 }
 
-// Withdraw takes back a request sent by Conn.Go or Conn.GoParts (not
-// through another lane) under id while it waits whole in the write queue
-// (Options.Queue): the line is removed, so the peer never gets it, and the
-// call is forgotten, so its Waiter is never called. It reports whether it did so. It does nothing and returns
-// false when the line is written, being written, or was never queued; and
-// returns false too when the connection closed first (the Waiter then has
-// its error).
-func (c *Conn) Withdraw(id []byte) bool {
+// Cancel is Lane.Cancel for a request sent through the Conn's own lane.
+func (c *Conn) Cancel(id []byte, cause error) bool { return c.lane.Cancel(id, cause) }
+
+// Cancel takes back the request sent through the lane (by Go, GoParts or
+// Call) under id: the one way a request is cancelled. While the request
+// waits whole in the queue (Options.Queue) it is removed, and the peer
+// never sees it; once it may have reached the peer it is forgotten, and
+// Options.Cancelled is told, to tell the peer. Either way its Waiter is
+// never called. Cancel reports whether the request was still owed an
+// answer; when it was not (answered, failed with the connection, or taken
+// back already), it does nothing: the Waiter has or will have its answer.
+func (l *Lane) Cancel(id []byte, cause error) bool {
+	c := l.c
+	if l.withdraw(id) {
+		return true
+	}
+	if !c.Forget(id) {
+		return false
+	}
+	if c.opts.Cancelled != nil {
+		c.opts.Cancelled(l, id, cause)
+	}
+	return true
+}
+
+// withdraw takes the request id out of the lane's queue while it waits
+// there whole, and forgets it; it reports whether it did.
+func (l *Lane) withdraw(id []byte) bool {
 	n, ok := ownID(id)
 	if !ok {
 		return false
 	}
+	c := l.c
 	c.wmu.Lock()
-	line, found := c.lane.lines.remove(n)
+	line, found := l.lines.remove(n)
 	if found {
 		size := line.size()
-		c.lane.queued -= size
+		l.queued -= size
 		c.queued -= size
 	}
 	c.wmu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -206,13 +207,21 @@ func TestMaxQueued(t *testing.T) {
 	readLines(t, pr, last)
 }
 
-// TestWithdraw: a request still waiting whole in the queue is taken back:
-// the peer never gets it and its Waiter is never called; one being
-// written or written already is not.
-func TestWithdraw(t *testing.T) {
+// TestCancelWithdrawsQueued: a request still waiting whole in the queue is
+// taken back by Cancel: the peer never gets it (not even a cancel) and its
+// Waiter is never called; one being written is forgotten and the peer
+// told; one answered already is not taken back.
+func TestCancelWithdrawsQueued(t *testing.T) {
 	watchdog(t, deadlockTimeout)
 	w, pr, entered := stuckWriter(t)
-	c := NewConn(nil, w, Options{Queue: true})
+	told := make(chan string, 10)
+	var c *Conn
+	c = NewConn(nil, w, Options{Queue: true, Cancelled: func(via *Lane, id json.RawMessage, _ error) {
+		if via != c.Lane() {
+			t.Errorf("Cancelled through another lane than the request's")
+		}
+		told <- string(id)
+	}})
 	answers := make(map[string]chan error)
 	send := func(method string) []byte {
 		t.Helper()
@@ -232,37 +241,42 @@ func TestWithdraw(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if c.Withdraw(writing) {
-		t.Error("Withdraw took back the request being written")
+	if !c.Cancel(withdrawn, errBoom) {
+		t.Fatal("Cancel did not take back a queued request")
 	}
-	if !c.Withdraw(withdrawn) {
-		t.Fatal("Withdraw did not take back a queued request")
+	if c.Cancel(withdrawn, errBoom) {
+		t.Error("Cancel took back the same request twice")
 	}
-	if c.Withdraw(withdrawn) {
-		t.Error("Withdraw took back the same request twice")
-	}
-	if c.Withdraw([]byte(`"x"`)) || c.Withdraw([]byte("99")) {
-		t.Error("Withdraw took back requests never sent")
+	if c.Cancel([]byte(`"x"`), errBoom) || c.Cancel([]byte("99"), errBoom) {
+		t.Error("Cancel took back requests never sent")
 	}
 	readLines(t, pr,
 		AppendRequest(nil, writing, "writing", nil),
 		AppendRequest(nil, kept, "kept", nil),
 		AppendNotification(nil, "last", nil))
 	c.WaitWrites(0)
-	if c.Withdraw(kept) {
-		t.Error("Withdraw took back a request already written")
+	select {
+	case id := <-told:
+		t.Errorf("Cancelled told of %s, which the peer never got", id)
+	default:
+	}
+	if !c.Cancel(kept, errBoom) {
+		t.Error("Cancel did not take back a request written and unanswered")
+	}
+	if id := await(t, told, "Cancelled"); id != string(kept) {
+		t.Errorf("Cancelled told of %s, want %s", id, kept)
 	}
 
-	c.Close(errBoom) // every call still pending fails; the withdrawn one is not
-	for _, m := range []string{"writing", "kept"} {
-		if err := await(t, answers[m], m); !errors.Is(err, errBoom) {
-			t.Errorf("call %s ended with %v, want %v", m, err, errBoom)
-		}
+	c.Close(errBoom) // every call still pending fails; the taken back ones do not
+	if err := await(t, answers["writing"], "writing"); !errors.Is(err, errBoom) {
+		t.Errorf("call writing ended with %v, want %v", err, errBoom)
 	}
-	select {
-	case err := <-answers["withdrawn"]:
-		t.Errorf("the withdrawn call's Waiter was called: %v", err)
-	default:
+	for _, m := range []string{"withdrawn", "kept"} {
+		select {
+		case err := <-answers[m]:
+			t.Errorf("the Waiter of %s, taken back, was called: %v", m, err)
+		default:
+		}
 	}
 }
 

@@ -1,0 +1,117 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// This file is how a request the aggregator relays is sent and taken back.
+// Every request goes out through a jsonrpc.Lane (GoParts, or Call for the
+// aggregator's own), and every cancel of one through jsonrpc.Lane.Cancel:
+// withdrawn while it waits in the queue, else forgotten and the peer told
+// by tellCancelled, on the request's own lane. sendState settles the race
+// between a relayed request's sending and its cancel.
+
+// sendState is the part of a request relayed to another peer that a cancel
+// racing its sending needs: where it went and the cancel, whichever comes
+// first; the other side acts on both.
+type sendState struct {
+	mu        sync.Mutex    // protects the fields below
+	via       *jsonrpc.Lane // the lane it went through, once sent
+	sentID    []byte        // its id on the other peer's connection, once sent
+	cancelled error         // the cancel, once it came
+}
+
+// send sends the relayed request through via under a fresh id; w gets its
+// answer. It returns the id and the cancel that came while it was being
+// sent, if one did: the caller takes the request back then. An error means
+// it was not sent, and w is not called.
+func (s *sendState) send(via *jsonrpc.Lane, method string, w jsonrpc.Waiter, params ...[]byte) (id []byte, cancelled, err error) {
+	id, err = via.GoParts(method, w, params...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return id, s.sent(via, id), nil
+}
+
+// isCancelled reports whether the cancel came.
+func (s *sendState) isCancelled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelled != nil
+}
+
+// sent records where the request went and returns the cancel that came
+// first, if one did.
+func (s *sendState) sent(via *jsonrpc.Lane, id []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.via, s.sentID = via, id
+	return s.cancelled
+}
+
+// id returns the lane and id the request went under, once sent.
+func (s *sendState) id() (*jsonrpc.Lane, []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.via, s.sentID
+}
+
+// cancel records the cancel and returns where the request went, if it was
+// sent.
+func (s *sendState) cancel(cause error) (*jsonrpc.Lane, []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cancelled = cause
+	return s.via, s.sentID
+}
+
+// tellCancelled is every connection's Options.Cancelled: the peer hears,
+// on the request's own lane (never before the request), that a request it
+// may have received is cancelled. initialize and the server/discover
+// probe, ended by the start-up's own timeouts or a restart, are not: a
+// legacy server knows of no request before initialize.
+func tellCancelled(via *jsonrpc.Lane, id json.RawMessage, cause error) {
+	if errors.Is(cause, errStartupTimeout) || errors.Is(cause, errProbeTimeout) || errors.Is(cause, errRerun) {
+		return
+	}
+	sendCancelled(via, id, cause)
+}
+
+// cancelReason is the cause of a request cancelled by a peer's
+// notifications/cancelled; reason is the raw "reason" member, if any.
+type cancelReason struct{ reason []byte }
+
+func (*cancelReason) Error() string { return "cancelled by the peer" }
+
+// cancelParams reads the params of notifications/cancelled.
+func cancelParams(params []byte) (id, reason []byte, ok bool) {
+	id, ok = jsonrpc.Member(params, "requestId")
+	reason, _ = jsonrpc.Member(params, "reason")
+	return id, reason, ok
+}
+
+// notifier sends notifications: a jsonrpc.Conn, or one lane into one.
+type notifier interface {
+	Notify(method string, params []byte) error
+}
+
+// sendCancelled tells conn's peer that the request id is cancelled.
+func sendCancelled(conn notifier, id []byte, cause error) {
+	if conn == nil || conn == (*jsonrpc.Conn)(nil) || conn == (*jsonrpc.Lane)(nil) { // no client (Check)
+		return
+	}
+	b := append([]byte(`{"requestId":`), id...)
+	var cr *cancelReason
+	if errors.As(cause, &cr) {
+		if cr.reason != nil {
+			b = append(append(b, `,"reason":`...), cr.reason...)
+		}
+	} else if cause != nil {
+		b = jsonrpc.AppendString(append(b, `,"reason":`...), cause.Error())
+	}
+	conn.Notify("notifications/cancelled", append(b, '}'))
+}
