@@ -8,15 +8,17 @@
 // # The route of a message
 //
 // A client line is parsed once by the client's jsonrpc.Conn and handed to
-// clientMessage (client.go). A request becomes a call (call.go): its id,
-// its method's entry in the method table (methods.go) and what routing
-// needs from its params, read once. The call enters the client's in-flight
-// table, which refuses an id already in use, and is then served by its
-// method's entry: answered here (ping, the merged lists, fan-outs) or
-// routed to one child (by prefixed name, by URI) and sent there by forward
-// (forward.go), the one path every request to a child takes. The child's
-// answer comes back on the child's reader goroutine to the call, which
-// writes it under the client's id (or into its batch, batch.go).
+// clientMessage (client.go). route.go then reads top to bottom: a request
+// is admitted as a call (call.go: its id, its method's entry in the method
+// table of methods.go, what routing needs from its params, read once) into
+// the client's in-flight table, which refuses an id already in use; it is
+// answered here (ping, the merged lists, fan-outs) or routed to one child
+// (by prefixed name, by URI: routes.go), adapted to the child's era, and
+// sent (forward); the child's answer comes back on the child's reader
+// goroutine to the call, which adapts it to the client's era and writes
+// it under the client's id (or into its batch, batch.go). Every request
+// relayed either way is sent and taken back as send.go says: a cancel
+// always goes through jsonrpc.Lane.Cancel.
 //
 // A child line is parsed by the child's Conn and handed to child.handle
 // (child_messages.go): requests go up to the client under fresh ids,

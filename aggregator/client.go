@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -74,121 +73,6 @@ func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
 		return
 	}
 	a.clientRequest(m)
-}
-
-// clientRequest takes a request read on a line of its own.
-func (a *Aggregator) clientRequest(m *jsonrpc.Message) {
-	if c := a.admit(m, nil, 0); c != nil {
-		a.serve(c)
-	}
-}
-
-// admit reads a request of the client (on its own, b nil, or element slot
-// of a batch) into a call and enters it in the in-flight table, on the
-// reader goroutine, so that the order of lines decides. It answers at once,
-// and returns nil, an id in use and what needs no child.
-func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
-	c := newCall(a, m, b, slot)
-	if b != nil && !b.claim(c.key) || !a.client.inflight.add(c.key, c) {
-		c.write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
-		return nil
-	}
-	bad := a.refuse(c)
-	if bad == nil && c.spec.accept != nil {
-		bad = c.spec.accept(a, c)
-	}
-	if bad != nil {
-		c.answer(bad)
-		return nil
-	}
-	return c
-}
-
-// serve has the call served by its method: on the reader goroutine when
-// the method is quick (and the children are ready, or the call's server
-// is), else on a goroutine of its own, which the client's cancel can stop.
-func (a *Aggregator) serve(c *call) {
-	if c.batch != nil && c.isCancelled() { // by a notification later in its batch
-		c.answer(nil)
-		return
-	}
-	if c.spec.quick && (c.spec.early || a.ready.Load() || a.listed(c)) {
-		a.run(a.ctx, c)
-		return
-	}
-	ctx, release := c.local(a.ctx)
-	served := a.goServe(func() {
-		defer release()
-		if c.spec.early || a.waitReady(ctx) {
-			a.run(ctx, c)
-			return
-		}
-		c.answer(nil)
-	})
-	if !served {
-		release()
-		c.answer(nil)
-	}
-}
-
-// listed reports whether a call routed by name names a tool or prompt
-// that a running server listed: a call to a server that is up is served
-// without waiting for the others to start. (What is not listed yet waits,
-// and is then looked up again.)
-func (a *Aggregator) listed(c *call) bool {
-	name, ok := c.name()
-	if !ok {
-		return false
-	}
-	r := a.reg.Load()
-	switch c.method {
-	case "tools/call":
-		_, ok = r.tools[string(name)]
-	case "prompts/get":
-		_, ok = r.prompts[string(name)]
-	default:
-		ok = false
-	}
-	return ok
-}
-
-// refuse answers what needs no child: unknown methods, params that are not
-// an object, initialize in a batch, and requests before the session began.
-// A modern request is checked (and the first one begins the session).
-func (a *Aggregator) refuse(c *call) []byte {
-	s := a.client.state()
-	switch {
-	case c.spec == nil && (s.era != eraModern || removedInModern[c.method] == ""):
-		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method)
-	case s.era == eraLegacy && onlyModern[c.method]:
-		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method+" (it belongs to protocol "+ModernVersion+"; this connection was initialized with "+s.version+")")
-	case c.batch != nil && c.method == "initialize":
-		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
-	case s.era == eraModern, s.era == eraUnknown && c.method != "initialize" && (c.method == "server/discover" || isModern(&c.p)):
-		return a.acceptModern(c, s)
-	case c.spec.early:
-		return nil
-	case !s.received:
-		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+c.method+" before initialize")
-	case !c.p.object:
-		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params must be an object")
-	}
-	return nil
-}
-
-// run serves a call: answers it here, or routes it to its child and
-// forwards it there.
-func (a *Aggregator) run(ctx context.Context, c *call) {
-	if c.spec.serve != nil {
-		c.answer(c.spec.serve(a, ctx, c))
-		return
-	}
-	t, bad := c.spec.route(a, ctx, c)
-	if t.child == nil {
-		c.answer(bad)
-		return
-	}
-	a.forward(c, t)
 }
 
 // clientInvalid answers a line of the client that is not a valid message.
