@@ -40,7 +40,7 @@
 //     client's list_changed;
 //  2. Aggregator.regMu (a rebuild), listenSet.mu (a modern client's
 //     streams), exchange.mu (a call's input rounds), taskTable.sweeping
-//     (only ever TryLock) and rerunProcess.mu (held while a server is
+//     (only ever TryLock) and stdio.Restartable's (held while a server is
 //     started again): none of them is taken under another of them;
 //  3. child.mu (a rebuild reads every child's lists; a log level is sent
 //     under it, in order);
@@ -65,24 +65,15 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
 )
 
 // Process is a started child server: its pipes and its life. stdio.Process
-// is the real one; tests may provide others.
-type Process interface {
-	Stdin() io.WriteCloser
-	Stdout() io.Reader
-	// Done is closed once the process has ended.
-	Done() <-chan struct{}
-	// Err says how the process ended, naming the server; valid after Done.
-	Err() error
-	// Stop ends the process (and its process group) politely and waits
-	// for it: stdin closed first, signals only after a grace period.
-	Stop() error
-	// Terminate ends it at once (stdin closed and SIGTERM together, SIGKILL
-	// shortly after) and waits for it; it hurries a Stop under way.
-	Terminate() error
-}
+// is the real one; tests may provide others. Err names the server; Stop
+// closes stdin first, and signals the process group only after a grace
+// period; Terminate closes stdin and sends SIGTERM together (SIGKILL
+// shortly after), and hurries a Stop under way.
+type Process = stdio.Started
 
 // Options configure an Aggregator.
 type Options struct {

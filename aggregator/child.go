@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
 )
 
 type childState int
@@ -101,7 +102,7 @@ func (c *child) spawn() {
 	}
 	// A legacy server may exit on the server/discover probe: it is then
 	// started again (once) and initialized.
-	c.proc = newRerunProcess(proc, func() (Process, error) { return c.a.opts.Start(c.server) })
+	c.proc = stdio.NewRestartable(proc, func() (stdio.Started, error) { return c.a.opts.Start(c.server) })
 	c.conn = jsonrpc.NewConn(c.proc.Stdout(), c.proc.Stdin(), jsonrpc.Options{
 		// Writes to a child never block: one that stops reading its stdin
 		// must not stall the client or the other children.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
 )
 
 // startPlan is how the children start for the client: in the client's era
@@ -24,6 +25,9 @@ type startPlan struct {
 
 // errProbeTimeout ends a server/discover probe that got no answer in time.
 var errProbeTimeout = errors.New("no answer to server/discover in time")
+
+// errRerun ends a probe whose child exited and was started again.
+var errRerun = errors.New("the server exited on server/discover and was started again")
 
 // DefaultProbeTimeout is how long a child may take to answer the
 // server/discover probe before it is taken for a legacy server (one that
@@ -99,9 +103,9 @@ func (c *child) probe(ctx context.Context) (legacy bool, err error) {
 	defer rerun(nil)
 	pctx, cancel := context.WithTimeoutCause(rerunCtx, c.a.opts.ProbeTimeout, errProbeTimeout)
 	defer cancel()
-	if r, ok := c.proc.(*rerunProcess); ok {
-		r.arm(func() { rerun(errRerun) })
-		defer r.disarm()
+	if r, ok := c.proc.(*stdio.Restartable); ok {
+		r.Arm(func() { rerun(errRerun) })
+		defer r.Disarm()
 	}
 	legacy, err = c.discover(pctx)
 	if cause := context.Cause(pctx); err != nil && ctx.Err() == nil && (errors.Is(cause, errProbeTimeout) || errors.Is(cause, errRerun)) {
