@@ -3,6 +3,7 @@ package aggregator
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -19,6 +20,14 @@ import (
 // receiver's, so two children may both say "task-1": the client sees
 // every child's task under an id the aggregator owns, mapped back on the
 // way down, wherever a task id travels.
+//
+// A mapping lasts as long as the child keeps the task: until the task's
+// ttl has run out, the child answers that it no longer knows it (-32602),
+// or the child is gone (deadTaskGrace later). A child's table holds at
+// most maxTasksPerServer tasks: past it, the oldest finished tasks (then,
+// if need be, the oldest running ones) are forgotten, a few at a time, and
+// a later use of one of their ids gets an error naming the server and the
+// bound.
 
 // relatedTask is the _meta key that ties a message to a task.
 const relatedTask = "io.modelcontextprotocol/related-task"
@@ -28,6 +37,7 @@ type task struct {
 	id      string // the aggregator's id, shown to the client
 	child   *child
 	childID []byte // the child's id, as it wrote it (a JSON string)
+	seq     int64  // the order of registration, for forgetting the oldest
 	expires time.Time
 	// createdAt and ttl are the task's, as the child gave them, for the
 	// status the client is sent when the child dies.
@@ -39,10 +49,11 @@ type task struct {
 
 // taskTable is the aggregator's side of every child's tasks: by the id the
 // client knows, and per child by the child's id. A task leaves both when
-// its result has been fetched, when its ttl has run out, or with the
-// session.
+// its ttl has run out, when its child no longer knows it or is gone, when
+// its child's table is full, or with the session.
 type taskTable struct {
 	byID     idTable[*task]
+	evicted  evictedTasks // the ids forgotten to make room, with their server
 	seq      atomic.Int64 // the last id handed out
 	sweeping sync.Mutex   // one sweep at a time
 	sweepAt  atomic.Int64 // the registration count at which the next sweep runs
@@ -69,7 +80,8 @@ func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*ta
 	}
 	// Copies: slices would keep the child's whole line (a page of
 	// tasks/list, say) alive as long as the task.
-	t := &task{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(a.tasks.seq.Add(1), 10), child: c, childID: bytes.Clone(childID)}
+	seq := a.tasks.seq.Add(1)
+	t := &task{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(seq, 10), child: c, childID: bytes.Clone(childID), seq: seq}
 	createdAt, _ := jsonrpc.Member(taskObj, "createdAt")
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
 	t.createdAt, t.ttl = bytes.Clone(createdAt), bytes.Clone(ttl)
@@ -81,8 +93,69 @@ func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*ta
 		return t, t != nil
 	}
 	a.tasks.byID.add(t.id, t)
+	if c.tasks.len() > maxTasksPerServer {
+		a.makeRoom(c)
+	}
 	a.maybeSweepTasks()
 	return t, true
+}
+
+// maxTasksPerServer bounds the tasks of one server that the aggregator
+// maps; makeRoom forgets an eighth of them when it is passed. (A variable
+// for the tests.)
+var maxTasksPerServer = 4096
+
+// makeRoom forgets the oldest eighth of the child's tasks, finished ones
+// first, and remembers their ids for the error a later use of them gets.
+func (a *Aggregator) makeRoom(c *child) {
+	ts := c.tasks.all()
+	slices.SortFunc(ts, func(x, y *task) int {
+		if tx, ty := x.isTerminal(), y.isTerminal(); tx != ty {
+			if tx {
+				return -1
+			}
+			return 1
+		}
+		return int(x.seq - y.seq)
+	})
+	for _, t := range ts[:max(len(ts)/8, 1)] {
+		a.forgetTask(t)
+		a.tasks.evicted.add(t.id, c.key)
+	}
+	a.log.Debugf("server %q: more than %d tasks known; the oldest %d forgotten", c.key, maxTasksPerServer, max(len(ts)/8, 1))
+}
+
+// evictedTasks remembers, for the error a later use gets, the ids of the
+// last maxEvictedKept tasks forgotten to make room, with their server.
+type evictedTasks struct {
+	mu    sync.Mutex // protects the fields below
+	key   map[string]string
+	order []string // oldest first
+}
+
+const maxEvictedKept = 4096
+
+func (e *evictedTasks) add(id, serverKey string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.key == nil {
+		e.key = make(map[string]string)
+	}
+	if len(e.order) >= maxEvictedKept {
+		delete(e.key, e.order[0])
+		e.order = e.order[1:]
+	}
+	e.key[id] = serverKey
+	e.order = append(e.order, id)
+}
+
+// server returns the key of the server whose task id was forgotten to make
+// room, if it was.
+func (e *evictedTasks) server(id string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k, ok := e.key[id]
+	return k, ok
 }
 
 // maybeSweepTasks sweeps both task tables every sweepEvery ids handed out.
@@ -222,8 +295,7 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	}
 	t, ok := a.tasks.byID.get(id)
 	if !ok {
-		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: unknown task "+strconv.Quote(id)+
-			" (a task is forgotten once its result has been fetched or its ttl has run out)")
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, a.unknownTask(id))
 	}
 	params, err := jsonrpc.ReplaceMember(c.params, "taskId", t.childID)
 	if err != nil {
@@ -233,10 +305,20 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	return to(t.child, params), nil
 }
 
+// unknownTask is the message of -32602 for a task id the aggregator does
+// not map (any more).
+func (a *Aggregator) unknownTask(id string) string {
+	if key, ok := a.tasks.evicted.server(id); ok {
+		return fmt.Sprintf("Invalid params: unknown task %q: server %q had more than %d tasks, and mcp-simple-aggregator forgot its oldest to make room", id, key, maxTasksPerServer)
+	}
+	return "Invalid params: unknown task " + strconv.Quote(id) + " (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"
+}
+
 // taskState is the modifyResponse hook of tasks/get and tasks/cancel,
 // whose result is a Task: the aggregator's id in place of the child's.
 func taskState(c *call, resp *jsonrpc.Message) []byte {
 	if resp.Error != nil {
+		c.forgetIfUnknown(resp.Error)
 		return nil
 	}
 	c.task.markTerminal(statusOf(resp.Result))
@@ -244,14 +326,23 @@ func taskState(c *call, resp *jsonrpc.Message) []byte {
 }
 
 // taskResult is the modifyResponse hook of tasks/result: the task's
-// outcome, whose related-task _meta gets the aggregator's id. The result
-// fetched, the task is forgotten.
+// outcome, whose related-task _meta gets the aggregator's id. The task is
+// kept: the client may still ask for it, as its server keeps it.
 func taskResult(c *call, resp *jsonrpc.Message) []byte {
-	defer c.a.forgetTask(c.task)
 	if resp.Error != nil {
+		c.forgetIfUnknown(resp.Error)
 		return nil
 	}
+	c.task.markTerminal([]byte(`"completed"`))          // its result is final: it has ended
 	return jsonrpc.AppendResult(nil, c.id, resp.Result) // its related-task mapped in deliver
+}
+
+// forgetIfUnknown forgets the call's task when the child answered -32602:
+// it no longer knows the task (or never did).
+func (c *call) forgetIfUnknown(errObj []byte) {
+	if code, _ := jsonrpc.Member(errObj, "code"); string(code) == "-32602" {
+		c.a.forgetTask(c.task)
+	}
 }
 
 // relatedToClient returns msg (params or a result) with the child's task

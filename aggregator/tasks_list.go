@@ -53,9 +53,9 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 
 // childTaskPage maps one page of a child's tasks/list to the aggregator's
 // ids and returns its entries and the child's next cursor. A task the
-// aggregator does not know is registered while it runs; one that has
-// ended is left out: it is one whose result the client fetched (or whose
-// ttl ran out), which tasks/get no longer finds either.
+// aggregator does not know (one created before a restart of the client's
+// session, or forgotten to make room) is registered: the child keeps it,
+// so the client can use it.
 func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, []byte, error) {
 	items, err := ch.listEntries(resp, "tasks/list", "tasks")
 	if err != nil {
@@ -66,7 +66,7 @@ func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, 
 		childID, _ := jsonrpc.Member(it, "taskId")
 		key, _ := jsonrpc.String(childID)
 		t, known := ch.tasks.get(key)
-		if !known && !isTerminal(statusOf(it)) {
+		if !known {
 			t, known = a.registerTask(ch, childID, it)
 		}
 		if known {

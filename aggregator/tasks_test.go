@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,12 +20,14 @@ import (
 // tools: "work" (a task when asked), "early" (a task whose first status
 // comes before the answer that creates it), "status" (sends a status of
 // task-1), "ask" (a task that asks the client to elicit, tied to it),
-// "die". Its tasks/list says completed of a task whose result was fetched.
+// "die", "forget" (it forgets task-1: its tasks/* on it answer -32602).
+// Its tasks/list says completed of a task whose result was fetched.
 type taskChild struct {
-	key  string
-	mu   sync.Mutex
-	n    int
-	done map[string]bool // tasks whose result was fetched
+	key    string
+	mu     sync.Mutex
+	n      int
+	done   map[string]bool // tasks whose result was fetched
+	forgot bool            // task-1 is forgotten
 }
 
 func (tc *taskChild) taskObj(id, status string) string {
@@ -37,11 +40,18 @@ func (tc *taskChild) script(m *jsonrpc.Message, _ []byte, out io.Writer) {
 	}
 	answer := func(result string) { out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result))) }
 	taskID, _ := jsonrpc.StringMember(m.Params, "taskId")
+	tc.mu.Lock()
+	forgot := tc.forgot && taskID == "task-1"
+	tc.mu.Unlock()
+	if forgot {
+		out.Write(errorLine(m.ID, jsonrpc.CodeInvalidParams, "unknown task task-1"))
+		return
+	}
 	switch m.Method {
 	case "initialize":
 		answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"t","version":"1"}}`)
 	case "tools/list":
-		answer(`{"tools":[{"name":"work","execution":{"taskSupport":"optional"}},{"name":"early"},{"name":"status"},{"name":"ask"},{"name":"die"}]}`)
+		answer(`{"tools":[{"name":"work","execution":{"taskSupport":"optional"}},{"name":"early"},{"name":"status"},{"name":"ask"},{"name":"die"},{"name":"forget"}]}`)
 	case "tools/call":
 		tc.call(m, out, answer)
 	case "tasks/get":
@@ -70,6 +80,11 @@ func (tc *taskChild) call(m *jsonrpc.Message, out io.Writer, answer func(string)
 	case "die":
 		answer(`{"content":[]}`)
 		out.(io.Closer).Close()
+	case "forget":
+		tc.mu.Lock()
+		tc.forgot = true
+		tc.mu.Unlock()
+		answer(`{"content":[]}`)
 	default:
 		if _, ok := jsonrpc.Member(m.Params, "task"); !ok {
 			answer(`{"content":[{"type":"text","text":"no task"}]}`)
@@ -167,13 +182,23 @@ func TestTasksOfTwoChildren(t *testing.T) {
 			t.Errorf("tasks/result %s:\n got %s\nwant %s", tt.id, got, want)
 		}
 	}
-	// Its result fetched, a task is forgotten.
+	// Its result fetched, a task is still known, as its child knows it.
 	got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"method":"tasks/get","params":{"taskId":%q}}`, ta))
-	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"error":{"code":-32602,"message":"Invalid params: unknown task \"%s\" (a task is forgotten once its result has been fetched or its ttl has run out)"}}`, ta); got != want {
-		t.Errorf("tasks/get after its result:\n got %s\nwant %s", got, want)
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":30,"result":{"taskId":%q,"status":"completed",`, ta); !strings.HasPrefix(got, want) {
+		t.Errorf("tasks/get after its result:\n got %s\nwant %s...", got, want)
 	}
-	if n := len(h.a.tasks.byID.all()); n != 0 {
-		t.Errorf("%d tasks still in the table", n)
+	// Once the child no longer knows it, neither does the aggregator.
+	h.exchange(`{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"a:forget","arguments":{}}}`)
+	want := `{"jsonrpc":"2.0","id":32,"error":{"code":-32602,"message":"unknown task task-1"}}`
+	if got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":32,"method":"tasks/get","params":{"taskId":%q}}`, ta)); got != want {
+		t.Errorf("tasks/get of a task its child forgot:\n got %s\nwant %s (the child's answer)", got, want)
+	}
+	got = h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":33,"method":"tasks/get","params":{"taskId":%q}}`, ta))
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":33,"error":{"code":-32602,"message":"Invalid params: unknown task \"%s\" (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"}}`, ta); got != want {
+		t.Errorf("tasks/get after the child forgot it:\n got %s\nwant %s", got, want)
+	}
+	if ids := slices.Collect(maps.Keys(h.a.tasks.byID.m)); len(ids) != 1 || ids[0] != tb {
+		t.Errorf("tasks in the table: %q, want only b's %q", ids, tb)
 	}
 }
 
@@ -286,15 +311,52 @@ func TestTaskStatusBeforeItsCreation(t *testing.T) {
 	}
 }
 
-// A task whose result the client fetched is not listed again (under a
-// new id): tasks/get does not find it either.
-func TestTaskListLeavesOutFetchedTasks(t *testing.T) {
+// A task whose result the client fetched is listed still, under its id,
+// as its child lists it.
+func TestTaskListKeepsFetchedTasks(t *testing.T) {
 	h := serveTasks(t, "a")
 	first, second := startTask(t, h, 2, "a:work"), startTask(t, h, 3, "a:work")
 	h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":%q}}`, first))
-	listed := listAllTasks(t, h)
-	if len(listed) != 1 || listed[0] != second {
-		t.Errorf("listed %q, want only %q", listed, second)
+	if listed := listAllTasks(t, h); !slices.Equal(listed, []string{first, second}) {
+		t.Errorf("listed %q, want %q", listed, []string{first, second})
+	}
+}
+
+// Past maxTasksPerServer tasks of one server, the oldest finished ones are
+// forgotten first, and a later use of their ids gets an error naming the
+// server and the bound; other servers' tasks are untouched.
+func TestTaskTableOfAServerIsBounded(t *testing.T) {
+	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
+	maxTasksPerServer = 16
+	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}, {Key: "other", Command: "fake"}}})
+	k, other := a.children[0], a.children[1]
+	keep, _ := a.registerTask(other, []byte(`"o"`), []byte(`{}`))
+	var ts []*task
+	for i := range maxTasksPerServer {
+		tk, _ := a.registerTask(k, jsonrpc.AppendString(nil, fmt.Sprintf("t%d", i)), []byte(`{}`))
+		ts = append(ts, tk)
+	}
+	ts[5].markTerminal([]byte(`"completed"`))
+	ts[9].markTerminal([]byte(`"failed"`))
+	a.registerTask(k, []byte(`"one more"`), []byte(`{}`)) // 17: an eighth (2) must go
+	for i, tk := range ts {
+		_, known := a.tasks.byID.get(tk.id)
+		if gone := i == 5 || i == 9; known == gone {
+			t.Errorf("task t%d (terminal %v) known: %v", i, tk.isTerminal(), known)
+		}
+	}
+	if _, ok := a.tasks.byID.get(keep.id); !ok || k.tasks.len() != maxTasksPerServer-1 {
+		t.Errorf("other's task known %v; k holds %d tasks, want %d", ok, k.tasks.len(), maxTasksPerServer-1)
+	}
+	want := fmt.Sprintf(`Invalid params: unknown task %q: server "k" had more than 16 tasks, and mcp-simple-aggregator forgot its oldest to make room`, ts[5].id)
+	if got := a.unknownTask(ts[5].id); got != want {
+		t.Errorf("the error for a task forgotten to make room:\n got %s\nwant %s", got, want)
+	}
+	// With no finished task, the oldest running ones go.
+	a.registerTask(k, []byte(`"and another"`), []byte(`{}`))
+	a.registerTask(k, []byte(`"and a third"`), []byte(`{}`))
+	if _, known := a.tasks.byID.get(ts[0].id); known || k.tasks.len() != maxTasksPerServer-1 {
+		t.Errorf("the oldest running task known: %v; k holds %d tasks", known, k.tasks.len())
 	}
 }
 
