@@ -165,8 +165,8 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 		return
 	}
 	if resp.Error != nil {
-		if r.task != nil && r.method == "tasks/result" {
-			r.c.a.forgetClientTask(r.task)
+		if code, _ := jsonrpc.Member(resp.Error, "code"); r.task != nil && string(code) == "-32602" {
+			r.c.a.forgetClientTask(r.task) // the client no longer knows it
 		}
 		r.c.conn.Write(responseLine(r.id, resp))
 		return

@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"bytes"
 	"strconv"
 	"time"
 
@@ -10,54 +9,51 @@ import (
 
 // Client-side tasks: a child may ask the client to run its sampling or
 // elicitation as a task (the client's tasks.requests capability) and then
-// poll it with tasks/* requests to the client. The child sees each such
-// task under an id of the aggregator's, which only that child can use; the
-// client's own ids never reach a child.
+// poll it with tasks/* requests to the client. The client's task ids are
+// unique already (one client, one namespace), so they pass through
+// unchanged, as on a direct connection; isolation is by ownership: a
+// child's tasks/get, tasks/result, tasks/cancel and tasks/list reach only
+// the client tasks created for that child's own requests, and the client's
+// statuses of a task go only to its owner.
 
 // clientTask is a task the client runs for a child.
 type clientTask struct {
-	id       string // the aggregator's id, shown to the child
-	child    *child
-	clientID []byte // the client's id, as it wrote it
-	expires  time.Time
+	id      string // the client's id, which the child knows too
+	child   *child // its owner
+	expires time.Time
 }
 
-// clientTaskTable holds the tasks the client runs for children: by the id
-// the children know, and by the client's id.
+// clientTaskTable holds the tasks the client runs for children, by the
+// client's id.
 type clientTaskTable struct {
-	byID       idTable[*clientTask]
-	byClientID idTable[*clientTask]
+	byID idTable[*clientTask]
 }
 
-// registerClientTask maps the client's task to an id for child c.
+// registerClientTask records that the client's task clientID runs for
+// child c. A task id the client gave another child already stays that
+// child's.
 func (a *Aggregator) registerClientTask(c *child, clientID, taskObj []byte) *clientTask {
 	key, ok := jsonrpc.String(clientID)
 	if !ok {
 		return nil
 	}
-	if t, ok := a.clientTasks.byClientID.get(key); ok {
-		return t
-	}
-	t := &clientTask{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(a.tasks.seq.Add(1), 10), child: c, clientID: bytes.Clone(clientID)}
+	t := &clientTask{id: key, child: c}
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
 	if ms, err := strconv.ParseFloat(string(ttl), 64); err == nil && ms >= 0 {
 		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
 	}
-	if !a.clientTasks.byClientID.add(key, t) {
-		t, _ = a.clientTasks.byClientID.get(key)
+	if !a.clientTasks.byID.add(key, t) {
+		t, _ = a.clientTasks.byID.get(key)
 		return t
 	}
-	a.clientTasks.byID.add(t.id, t)
+	a.tasks.seq.Add(1) // a registration, for the sweep's count
 	a.maybeSweepTasks()
 	return t
 }
 
-// forgetClientTask removes the task from both tables.
+// forgetClientTask removes the task from the table.
 func (a *Aggregator) forgetClientTask(t *clientTask) {
 	a.clientTasks.byID.remove(t.id, t)
-	if key, ok := jsonrpc.String(t.clientID); ok {
-		a.clientTasks.byClientID.remove(key, t)
-	}
 }
 
 // sweepClientTasks forgets the client's tasks whose ttl has run out, and
@@ -70,10 +66,10 @@ func (a *Aggregator) sweepClientTasks(now time.Time) {
 	}
 }
 
-// childTaskRequest prepares a child's tasks/get, tasks/result or
+// childTaskRequest checks a child's tasks/get, tasks/result or
 // tasks/cancel for the client: the task must be one the client runs for
-// this child, and goes under the client's id. It returns the params, the
-// task, or the error line to answer the child with.
+// this child. It returns the params (unchanged), the task, or the error
+// line to answer the child with.
 func (c *child) childTaskRequest(m *jsonrpc.Message) ([]byte, *clientTask, []byte) {
 	taskID, _ := jsonrpc.Member(m.Params, "taskId")
 	id, _ := jsonrpc.String(taskID)
@@ -81,30 +77,23 @@ func (c *child) childTaskRequest(m *jsonrpc.Message) ([]byte, *clientTask, []byt
 	if !ok || t.child != c {
 		return nil, nil, errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: unknown task "+strconv.Quote(id))
 	}
-	return setMember(m.Params, "taskId", t.clientID), t, nil
+	return m.Params, t, nil
 }
 
-// clientAnswer rewrites the client's answer to a child's request for the
-// child: the client's task ids become the child's. It returns the result
-// to send (the client's when there is nothing to rewrite).
+// clientAnswer is the client's answer to a child's request, for the child:
+// a task the client created for it is recorded as the child's, a tasks/list
+// keeps only the child's own tasks, and a related-task of the child's own
+// tasks gets the child's id. It returns the result to send (the client's
+// when there is nothing to rewrite).
 func (r *childRequest) clientAnswer(result []byte) []byte {
 	a := r.c.a
 	switch {
-	case r.task != nil && r.method == "tasks/result":
-		a.forgetClientTask(r.task)
-		return setRelated(result, r.task.clientID, r.task.id)
-	case r.task != nil: // tasks/get, tasks/cancel
-		return setTaskID(result, r.task.id)
 	case r.method == "tasks/list":
 		return a.childsClientTasks(r.c, result)
 	case r.augmented:
-		obj, ok := jsonrpc.Member(result, "task")
-		if !ok {
-			break // the client ran it as a plain request
-		}
-		clientID, _ := jsonrpc.Member(obj, "taskId")
-		if t := a.registerClientTask(r.c, clientID, obj); t != nil {
-			return setMember(result, "task", setTaskID(obj, t.id))
+		if obj, ok := jsonrpc.Member(result, "task"); ok { // else run as a plain request
+			clientID, _ := jsonrpc.Member(obj, "taskId")
+			a.registerClientTask(r.c, clientID, obj)
 		}
 	}
 	return a.relatedToChild(r.c, result)
@@ -123,17 +112,9 @@ func (a *Aggregator) relatedToChild(c *child, msg []byte) []byte {
 	}, false)
 }
 
-// setRelated replaces the related-task id in msg's _meta when it is from.
-func setRelated(msg, from []byte, to string) []byte {
-	return rewriteRelated(msg, func(id []byte) (string, bool) {
-		a, _ := jsonrpc.String(id)
-		b, _ := jsonrpc.String(from)
-		return to, a == b
-	})
-}
-
 // childsClientTasks keeps, of the client's tasks/list result, the tasks it
-// runs for child c, under c's ids; the client's cursor passes as it is.
+// runs for child c, as the client wrote them; the client's cursor passes
+// as it is.
 func (a *Aggregator) childsClientTasks(c *child, result []byte) []byte {
 	list, _ := jsonrpc.Member(result, "tasks")
 	items, _ := jsonrpc.Elements(list)
@@ -141,22 +122,22 @@ func (a *Aggregator) childsClientTasks(c *child, result []byte) []byte {
 	for _, it := range items {
 		clientID, _ := jsonrpc.Member(it, "taskId")
 		key, _ := jsonrpc.String(clientID)
-		if t, ok := a.clientTasks.byClientID.get(key); ok && t.child == c {
-			kept = append(kept, setTaskID(it, t.id))
+		if t, ok := a.clientTasks.byID.get(key); ok && t.child == c {
+			kept = append(kept, it)
 		}
 	}
 	return setMember(result, "tasks", jsonArray(kept))
 }
 
 // clientTaskStatus is the client's notifications/tasks/status of a task it
-// runs for a child: to that child, under the child's id.
+// runs for a child: to that child only, as it is.
 func (a *Aggregator) clientTaskStatus(params []byte) {
 	clientID, _ := jsonrpc.Member(params, "taskId")
 	key, _ := jsonrpc.String(clientID)
-	t, ok := a.clientTasks.byClientID.get(key)
+	t, ok := a.clientTasks.byID.get(key)
 	if !ok {
 		a.log.Debugf("client status of unknown task %s dropped", clientID)
 		return
 	}
-	t.child.conn.Notify("notifications/tasks/status", setTaskID(params, t.id))
+	t.child.conn.Notify("notifications/tasks/status", params)
 }

@@ -361,20 +361,9 @@ func (a *Aggregator) relatedToClient(c *child, msg []byte) []byte {
 	}, true)
 }
 
-// rewriteRelated replaces _meta[relatedTask].taskId in msg with the id
-// that ours maps it to.
-func rewriteRelated(msg []byte, ours func(id []byte) (string, bool)) []byte {
-	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
-		if mapped, ok := ours(id); ok {
-			return jsonrpc.AppendString(nil, mapped), true
-		}
-		return nil, false
-	}, false)
-}
-
-// rewriteRelatedRaw is rewriteRelated with the new id as raw JSON; an id
-// ours does not map is left as it is, or, with untie, taken out with its
-// related-task.
+// rewriteRelatedRaw replaces _meta[relatedTask].taskId in msg with the id
+// (raw JSON) that ours maps it to; an id ours does not map is left as it
+// is, or, with untie, taken out with its related-task.
 func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bool) []byte {
 	meta, ok := jsonrpc.Member(msg, "_meta")
 	if !ok {

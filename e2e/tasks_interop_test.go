@@ -72,7 +72,12 @@ type tasksReport struct {
 		DirectElicitation      tasksClientSide `json:"directElicitation"`
 		AggregatorElicitation  tasksClientSide `json:"aggregatorElicitation"`
 		DirectUnknownTask      tasksRPCError   `json:"directUnknownTask"`
-		AggregatorUnknownTasks map[string]struct {
+		StatusWhileResultPending struct {
+			Direct, Aggregator string
+		} `json:"statusWhileResultPending"`
+		DirectGetAfterResult, AggregatorGetAfterResult tasksTask
+		AggregatorTasksListAfterResult                 []tasksTask `json:"aggregatorTasksListAfterResult"`
+		AggregatorUnknownTasks                         map[string]struct {
 			TaskID   string        `json:"taskId"`
 			TasksGet tasksRPCError `json:"tasksGet"`
 		} `json:"aggregatorUnknownTasks"`
@@ -91,15 +96,18 @@ type tasksReport struct {
 // result fetched; a second task cancelled; the ids of every
 // notifications/tasks/status; ids the client was never given refused; and
 // tasks the server asks the client to run (trigger-sampling-request-async,
-// trigger-elicitation-request-async), whose ids the client and the server
-// each see in their own form. Separators : and __.
+// trigger-elicitation-request-async), whose ids the server sees as the
+// client made them, with results equal to a direct connection's. A task
+// polled with tasks/get while its tasks/result is pending, and after its
+// result was fetched, is answered as directly, and still listed. Separators
+// : and __.
 func TestInteropTasksServerEverything(t *testing.T) {
 	interopSubtests(t, func(t *testing.T, sep string) {
 		var rep tasksReport
 		runComparison(t, "tasks.mjs", sep, interopServer(t, "everything", "server-everything", "stdio"), &rep,
 			"connect", "initialize", "tools-list", "child-capabilities", "task-cancel",
 			"task-create", "tasks-list", "task-poll", "task-result", "task-status-notifications", "tasks-list-after-result",
-			"client-task-sampling", "client-task-sampling-content", "client-task-elicitation", "unknown-task-ids", "no-client-errors")
+			"tasks-get-after-result", "client-task-sampling", "client-task-sampling-content", "client-task-elicitation", "unknown-task-ids", "no-client-errors")
 		checkTasksReport(t, sep, &rep)
 	})
 }
@@ -153,8 +161,23 @@ func checkTasksReport(t *testing.T, sep string, rep *tasksReport) {
 		t.Errorf("cancelled task through the aggregator %+v", c)
 	}
 
-	// Client-side tasks: the client sees its own ids on the wire both ways;
-	// the server sees them directly, an id of the aggregator's through it.
+	// Polled while its result is pending, and after: as directly.
+	if p := s.StatusWhileResultPending; p.Direct == "" || p.Aggregator == "" {
+		t.Errorf("status while tasks/result was pending: %+v", p)
+	}
+	if g := s.AggregatorGetAfterResult; g.TaskID != id || g.Status != "completed" || s.DirectGetAfterResult.Status != "completed" {
+		t.Errorf("tasks/get after the result: aggregator %+v, direct %+v; want completed, under %s", g, s.DirectGetAfterResult, id)
+	}
+	listedAfter := false
+	for _, task := range s.AggregatorTasksListAfterResult {
+		listedAfter = listedAfter || task.TaskID == id && task.Status == "completed"
+	}
+	if !listedAfter {
+		t.Errorf("tasks/list after the result through the aggregator %+v lacks %s, completed", s.AggregatorTasksListAfterResult, id)
+	}
+
+	// Client-side tasks: the client and the server see the client's own
+	// ids, through the aggregator as directly.
 	for _, cs := range []struct {
 		kind           string
 		direct, agg    tasksClientSide
@@ -177,11 +200,13 @@ func checkTasksReport(t *testing.T, sep string, rep *tasksReport) {
 				}
 			}
 		}
-		if cs.direct.ServerTaskID != cs.clientID || cs.direct.ServerSawRelated != cs.clientID {
-			t.Errorf("direct %s: the server knew the task as %q (related-task %q), want %s", cs.kind, cs.direct.ServerTaskID, cs.direct.ServerSawRelated, cs.clientID)
-		}
-		if !strings.HasPrefix(cs.agg.ServerTaskID, aggTaskPrefix) || cs.agg.ServerSawRelated != cs.agg.ServerTaskID {
-			t.Errorf("aggregator %s: the server knew the task as %q (related-task %q), want an id of the aggregator's", cs.kind, cs.agg.ServerTaskID, cs.agg.ServerSawRelated)
+		for _, side := range []struct {
+			name string
+			v    tasksClientSide
+		}{{"direct", cs.direct}, {"aggregator", cs.agg}} {
+			if side.v.ServerTaskID != cs.clientID || side.v.ServerSawRelated != cs.clientID {
+				t.Errorf("%s %s: the server knew the task as %q (related-task %q), want %s", side.name, cs.kind, side.v.ServerTaskID, side.v.ServerSawRelated, cs.clientID)
+			}
 		}
 	}
 
@@ -189,7 +214,7 @@ func checkTasksReport(t *testing.T, sep string, rep *tasksReport) {
 	if s.DirectUnknownTask.Code != -32602 {
 		t.Errorf("direct tasks/get of an unknown id: %+v", s.DirectUnknownTask)
 	}
-	for _, k := range []string{"nonsense", "childRawId", "directServersId", "childSideOfClientTask1"} {
+	for _, k := range []string{"nonsense", "childRawId", "directServersId", "clientTask"} {
 		u, ok := s.AggregatorUnknownTasks[k]
 		if !ok || u.TaskID == "" || u.TasksGet.Code != -32602 {
 			t.Errorf("aggregator tasks/get of %s: %+v (present %v), want -32602", k, u, ok)

@@ -29,29 +29,33 @@
 //                     client knows (and the aggregator lists no id it did not give the client)
 //   task-poll         tasks/get every pollInterval (bounded) until input_required: same statuses
 //                     and the client's id both ways
-//   task-result       tasks/result; the server's clarifying elicitation/create arrives meanwhile,
+//   task-result       tasks/result, and tasks/get while it is pending (answered both ways);
+//                     the server's clarifying elicitation/create arrives meanwhile,
 //                     its _meta related-task naming the client's id, and is accepted as directly;
 //                     the result equals the direct one but for _meta, whose related-task taskId
 //                     is the id the client was given
 //   task-status-notifications  every notifications/tasks/status carries an id the client was
 //                     given; the round's task went through the same statuses both ways
 //   tasks-list-after-result  every task tasks/list shows after the result was fetched is under an
-//                     id the client was given (the finished task is not listed under a new id)
+//                     id the client was given; the fetched task is still listed, with the status
+//                     it has directly, and the statuses listed are the direct ones
+//   tasks-get-after-result  tasks/get of the fetched task answers as directly (completed), under
+//                     the id the client was given
 //   client-task-sampling / client-task-elicitation  trigger-sampling-request-async and
 //                     trigger-elicitation-request-async: the server sends a task-augmented
 //                     request, this client answers with a CreateTaskResult of its own id
 //                     (client-task-N) and serves the server's tasks/get and tasks/result; the
-//                     client sees its own id on the wire both ways, the server (as its final
-//                     text tells) its own: client-task-N directly, another id through the
-//                     aggregator; the tool reports the task completed either way
+//                     client and the server (as its final text tells) see the client's id,
+//                     client-task-N, both ways: the aggregator passes it through; the tool's
+//                     result content equals the direct one
 //   unknown-task-ids  tasks/get, tasks/result and tasks/cancel of ids the client was never given
 //                     ("nonsense", the child's raw id of the cancelled task as the child logged
-//                     it, a task id of the direct server, the id the aggregator gave the child
-//                     for the client's task) are JSON-RPC errors through the aggregator, as
+//                     it, a task id of the direct server, the id of a task the client runs for
+//                     the server) are JSON-RPC errors through the aggregator, as
 //                     "nonsense" is directly
 //   no-client-errors  neither SDK client reported a protocol error
 // Notes (report.notes) record behaviour that differs from a direct connection without failing
-// a check: tasks/get of a task whose result was fetched.
+// a check: task status notifications seen only directly.
 //
 // Output: stdout carries one JSON report {ok, checks: [{name, ok, ms, error?}], failures,
 // timings, seen, notes}; every failure is also printed to stderr as "tasks.mjs: not ok NAME:
@@ -364,7 +368,11 @@ async function main() {
         const id = st.get(c).round;
         assert(id, `${c.label}: no task`);
         const from = c.inbound.length;
-        const r = await c.raw("tasks/result", (o) => c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, o));
+        const pending = c.raw("tasks/result", (o) => c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, o));
+        // Polled while its result is awaited, as a client showing progress does.
+        const during = await c.raw("tasks/get", (o) => c.client.experimental.tasks.getTask(id, o));
+        assert(during.taskId === id && typeof during.status === "string", `${c.label}: tasks/get of ${id} while tasks/result is pending answered ${short(during, 400)}`);
+        const r = await pending;
         const elicits = c.requestsIn("elicitation/create", from);
         assert(elicits.length === 1, `${c.label}: ${elicits.length} elicitation/create requests while tasks/result of ${id} ran`);
         const e = elicits[0];
@@ -375,10 +383,11 @@ async function main() {
         assert(!r.isError, `${c.label}: tasks/result isError: ${short(r, 400)}`);
         assert(textOf(r).startsWith(`# Research Report: python (${CLARIFICATION})`), `${c.label}: result text ${short(textOf(r), 300)}`);
         st.get(c).resultRelated = relatedOf(r);
-        return { result: r, elicitation: e.params, related: relatedOf(r) };
+        return { result: r, elicitation: e.params, related: relatedOf(r), during: during.status };
       });
       report.seen.directResult = { related: dv.related, meta: dv.result._meta, contentTypes: dv.result.content.map((x) => x.type), isError: dv.result.isError ?? null, elicitationRelated: relatedOf(dv.elicitation) };
       report.seen.aggregatorResult = { related: av.related, meta: av.result._meta, contentTypes: av.result.content.map((x) => x.type), isError: av.result.isError ?? null, elicitationRelated: relatedOf(av.elicitation) };
+      report.seen.statusWhileResultPending = { direct: dv.during, aggregator: av.during };
       const dd = diff(without(av.result, "_meta"), without(dv.result, "_meta"));
       assert(dd === undefined, `tasks/result differs from direct but for _meta (aggregator left, direct right): ${dd}`);
       assert((dv.related === undefined) === (av.related === undefined), `related-task _meta: direct ${short(dv.related)}, aggregator ${short(av.related)}`);
@@ -418,20 +427,25 @@ async function main() {
       const given = st.get(agg).given;
       const foreign = al.filter((t) => !given.has(t.taskId));
       assert(!foreign.length, `aggregator: tasks/list after the result holds tasks under ids the client was never given: ${short(listing(foreign), 600)}; the client was given ${short([...given])} (its round task ${st.get(agg).round} created at ${report.seen.aggregatorCreated?.createdAt})`);
+      // As directly: the fetched task is still listed, completed, under the id the client knows.
+      const aRound = al.find((t) => t.taskId === st.get(agg).round);
+      assert(aRound?.status === dRound.status, `aggregator: tasks/list after the result shows the round's task as ${short(aRound)}, directly ${short(dRound)}`);
+      const statuses = (ts) => ts.map((t) => t.status).sort();
+      assert(diff(statuses(al), statuses(dl)) === undefined, `tasks/list after the result: statuses ${short(statuses(al))} through the aggregator, ${short(statuses(dl))} directly`);
     });
-    // Not a check: what tasks/get of a task whose result was fetched gives.
-    await Promise.all(both.map(async (c) => {
-      const id = st.get(c).round;
-      if (!id) return;
-      const { response } = await c.rawExchange("tasks/get", (o) => c.client.experimental.tasks.getTask(id, o)).catch((e) => ({ response: { error: errInfo(e) } }));
-      seen("GetAfterResult", c, response.error ? { error: response.error } : { status: response.result?.status, taskId: response.result?.taskId });
-    }));
-    {
-      const d = report.seen.directGetAfterResult, a = report.seen.aggregatorGetAfterResult;
-      if (diff(shape(d), shape(a)) !== undefined) {
-        report.notes.push(`tasks/get of a task whose result was fetched: direct ${short(d)}, aggregator ${short(a)}`);
-      }
-    }
+    await check("tasks-get-after-result", async () => {
+      const [dv, av] = await each(async (c) => {
+        const id = st.get(c).round;
+        assert(id, `${c.label}: no task`);
+        const { response } = await c.rawExchange("tasks/get", (o) => c.client.experimental.tasks.getTask(id, o)).catch((e) => ({ response: { error: errInfo(e) } }));
+        seen("GetAfterResult", c, response.error ? { error: response.error } : { status: response.result?.status, taskId: response.result?.taskId });
+        return response;
+      });
+      assert(!dv.error && dv.result?.status === "completed", `direct: tasks/get after the result answered ${short(dv, 400)}`);
+      assert(!av.error && av.result?.taskId === st.get(agg).round, `aggregator: tasks/get after the result answered ${short(av, 400)}, directly ${short(dv, 400)}`);
+      const dd = diff(without(av.result, "taskId", "lastUpdatedAt", "createdAt"), without(dv.result, "taskId", "lastUpdatedAt", "createdAt"));
+      assert(dd === undefined, `tasks/get after the result differs from direct but for its id and times (aggregator left, direct right): ${dd}`);
+    });
 
     // Client-side tasks: the server asks the client to run sampling / elicitation as a task.
     const clientTaskCheck = async (checkName, tool, args, kind, okText) => {
@@ -457,18 +471,19 @@ async function main() {
           const serverId = /Task created: (\S+)/.exec(text)?.[1];
           // The raw tasks/result as the server received it, which it prints as JSON.
           const rawResult = /"io\.modelcontextprotocol\/related-task": \{\s*"taskId": "([^"]+)"/.exec(text)?.[1];
-          return { clientTaskId: created, polls, serverTaskId: serverId, serverSawRelated: rawResult, text: text.slice(0, 600) };
+          return { clientTaskId: created, polls, serverTaskId: serverId, serverSawRelated: rawResult, text: text.slice(0, 600), content: r.content };
         });
-        seen(kind === "sampling" ? "Sampling" : "Elicitation", direct, dv);
-        seen(kind === "sampling" ? "Sampling" : "Elicitation", agg, av);
+        seen(kind === "sampling" ? "Sampling" : "Elicitation", direct, without(dv, "content"));
+        seen(kind === "sampling" ? "Sampling" : "Elicitation", agg, without(av, "content"));
         assert(dv.serverTaskId === dv.clientTaskId, `direct: the server says it created ${short(dv.serverTaskId)}, the client created ${dv.clientTaskId}`);
         assert(dv.serverSawRelated === dv.clientTaskId, `direct: the server saw tasks/result related-task ${short(dv.serverSawRelated)}`);
-        assert(typeof av.serverTaskId === "string" && av.serverTaskId.startsWith(AGG_TASK_PREFIX),
-          `aggregator: the server knows the client's task as ${short(av.serverTaskId)}, not an id of the aggregator's (the client's is ${av.clientTaskId})`);
-        assert(av.serverSawRelated === av.serverTaskId, `aggregator: the server's tasks/result related-task was ${short(av.serverSawRelated)}, it knows the task as ${av.serverTaskId}`);
+        assert(av.serverTaskId === av.clientTaskId,
+          `aggregator: the server knows the client's task as ${short(av.serverTaskId)}, the client created ${av.clientTaskId} (the client's ids pass through unchanged)`);
+        assert(av.serverSawRelated === av.clientTaskId, `aggregator: the server's tasks/result related-task was ${short(av.serverSawRelated)}, the client's task is ${av.clientTaskId}`);
         const dd = diff(av.polls.map((p) => p.method), dv.polls.map((p) => p.method));
         assert(dd === undefined, `the server's polls differ: aggregator ${short(av.polls)}, direct ${short(dv.polls)}`);
-        st.get(agg).childSideIds = [...(st.get(agg).childSideIds ?? []), av.serverTaskId];
+        const dc = diff(av.content, dv.content);
+        assert(dc === undefined, `${tool}'s result content differs from direct (aggregator left, direct right): ${dc}`);
       });
     };
     await clientTaskCheck("client-task-sampling", "trigger-sampling-request-async", { prompt: SAMPLE_PROMPT, maxTokens: 20 }, "sampling",
@@ -488,7 +503,10 @@ async function main() {
       const dErr = await direct.rawError("tasks/get", (o) => direct.client.experimental.tasks.getTask("nonsense", o));
       const ids = { nonsense: "nonsense" };
       if (st.get(direct).round) ids.directServersId = st.get(direct).round;
-      for (const [i, id] of (st.get(agg).childSideIds ?? []).entries()) ids[`childSideOfClientTask${i + 1}`] = id;
+      // A client task's id is the client's own, never a server's task: tasks/get of it is
+      // routed as any unknown id.
+      const clientTask = report.seen.aggregatorSampling?.clientTaskId;
+      if (clientTask) ids.clientTask = clientTask;
       // The child's own id of the cancelled task, as server-everything logged it.
       const m = await agg.waitUntil(() => CANCELLED_LOG.exec(agg.stderrText) ?? undefined, T / 2, "log line naming the cancelled task's own id")
         .catch((e) => { throw new CheckError(`${e.message}: cannot test the child's raw id`); });
