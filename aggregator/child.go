@@ -57,6 +57,8 @@ type child struct {
 	modern       atomic.Bool              // it speaks the modern era; set before it is inited
 	exchanges    exchangeSet              // a modern client's calls to it that may take input (legacy child)
 	logging      atomic.Int32             // a modern client's calls in flight to it that asked for logs (legacy child)
+	notifies     notifyBucket             // the rate of its messages (pace.go); its reader's only
+	notifyWait   time.Duration            // set by handle, waited out by pace; its reader's only
 
 	mu           sync.Mutex // protects the fields below
 	state        childState
@@ -114,6 +116,7 @@ func (c *child) spawn() {
 		MaxLineSize:     c.a.opts.MaxMessageSize,
 		Oversized:       c.oversized,
 		Unmatched: func(m *jsonrpc.Message) {
+			c.notifyWait = c.notifies.take(time.Now()) // an answer to nothing earns nothing
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
 		Pace:      c.pace,
@@ -129,15 +132,30 @@ func (c *child) spawn() {
 }
 
 // pace holds the child's reader while more than laneRoom bytes of what it
-// sent the client wait to be written: the client's pace is the child's.
+// sent the client wait to be written (the client's pace is the child's),
+// and while it sends messages faster than notifyRate (pace.go).
 func (c *child) pace() {
 	if c.up != nil {
 		c.up.WaitRoom(laneRoom, c.a.ctx.Done())
+	}
+	if !c.notifies.taken { // an answer: handle and invalid saw nothing
+		c.notifies.answered(time.Now())
+	}
+	c.notifies.taken = false
+	if d := c.notifyWait; d > 0 {
+		c.notifyWait = 0
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-c.a.ctx.Done():
+			t.Stop()
+		}
 	}
 }
 
 // invalid handles a line of the child that is not a valid message.
 func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
+	c.notifyWait = c.notifies.take(time.Now())
 	var id []byte // null: a request with a null or malformed id still gets an answer
 	if errors.Is(err, jsonrpc.ErrDuplicateMember) {
 		c.a.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))

@@ -13,6 +13,7 @@ import (
 // reader goroutine. Until the client is initialized, all but list changes
 // (which refresh the registry at once) wait at the gate, within a bound.
 func (c *child) handle(m *jsonrpc.Message) {
+	c.notifyWait = c.notifies.take(time.Now())
 	if c.a.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
 		switch c.a.client.gate.hold(c, m) {
 		case gateHeld:

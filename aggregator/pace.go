@@ -1,0 +1,57 @@
+package aggregator
+
+import "time"
+
+// A server's reader is paced two ways, in child.pace: by room in its lane
+// into the client's queue (laneRoom), and by the rate of its
+// notifications. Both are flow control: the server's output waits in its
+// own pipe, and nothing is dropped or reordered.
+
+// notifyRate is how many messages a second (notifications and requests,
+// and lines that are not JSON-RPC) one server may send on average beyond
+// what its answers earn, with bursts of up to notifyBurst: a server that
+// sends more is read more slowly, so that a flood of logs or progress from
+// one server (hundreds of thousands a second) cannot take the CPU that the
+// other servers' answers need. Each answer to a request of the
+// aggregator's earns perAnswer more, so that a call's own progress is
+// never held back, however fast the calls come.
+const (
+	notifyRate  = 10_000
+	notifyBurst = 10_000
+	perAnswer   = 16
+)
+
+// notifyBucket is a token bucket of one server's messages. Only the
+// server's reader goroutine uses it.
+type notifyBucket struct {
+	tokens float64   // messages it may send now
+	at     time.Time // when tokens was last brought up to date; zero: never
+	taken  bool      // the line the reader handed on last took a token
+}
+
+// take counts one message at now and returns how long the reader is to
+// wait before it reads on (0: at once).
+func (b *notifyBucket) take(now time.Time) time.Duration {
+	b.refill(now)
+	b.taken = true
+	b.tokens--
+	if b.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-b.tokens / notifyRate * float64(time.Second))
+}
+
+// answered earns the tokens of one answer (up to a burst).
+func (b *notifyBucket) answered(now time.Time) {
+	b.refill(now)
+	b.tokens = min(b.tokens+perAnswer, notifyBurst)
+}
+
+func (b *notifyBucket) refill(now time.Time) {
+	if b.at.IsZero() {
+		b.tokens = notifyBurst
+	} else {
+		b.tokens = min(b.tokens+now.Sub(b.at).Seconds()*notifyRate, notifyBurst)
+	}
+	b.at = now
+}

@@ -1,0 +1,57 @@
+package aggregator
+
+import (
+	"testing"
+	"time"
+)
+
+// A server may send notifyBurst notifications at once; past them, each
+// waits for its share of notifyRate a second, and idle time earns the
+// burst back, never more.
+func TestNotifyBucket(t *testing.T) {
+	var b notifyBucket
+	t0 := time.Unix(1000, 0)
+	for i := range notifyBurst {
+		if d := b.take(t0); d != 0 {
+			t.Fatalf("notification %d of a burst waits %v", i+1, d)
+		}
+	}
+	perNote := time.Second / notifyRate
+	if d := b.take(t0); d != perNote {
+		t.Errorf("the one past the burst waits %v, want %v", d, perNote)
+	}
+	if d := b.take(t0); d != 2*perNote {
+		t.Errorf("the next waits %v, want %v", d, 2*perNote)
+	}
+	// An hour idle earns one burst back, not more.
+	later := t0.Add(time.Hour)
+	for i := range notifyBurst {
+		if d := b.take(later); d != 0 {
+			t.Fatalf("after an idle hour, notification %d waits %v", i+1, d)
+		}
+	}
+	if d := b.take(later); d == 0 {
+		t.Error("after an idle hour, more than a burst went at once")
+	}
+}
+
+// Each answer earns perAnswer messages: a call's own progress, however
+// fast the calls come, is never held back.
+func TestNotifyBucketAnswersEarn(t *testing.T) {
+	var b notifyBucket
+	t0 := time.Unix(1000, 0)
+	for range notifyBurst {
+		b.take(t0)
+	}
+	for call := range 1000 { // no time passes: only answers earn
+		b.answered(t0)
+		for n := range perAnswer {
+			if d := b.take(t0); d != 0 {
+				t.Fatalf("call %d's message %d waits %v", call, n, d)
+			}
+		}
+	}
+	if d := b.take(t0); d == 0 {
+		t.Error("a message beyond what the answers earned went at once")
+	}
+}
