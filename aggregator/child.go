@@ -116,7 +116,7 @@ func (c *child) spawn() {
 		MaxLineSize:     c.a.opts.MaxMessageSize,
 		Oversized:       c.oversized,
 		Unmatched: func(m *jsonrpc.Message) {
-			c.notifyWait = c.notifies.take(time.Now()) // an answer to nothing earns nothing
+			c.notifyWait = c.notifies.take(time.Now(), 1) // an answer to nothing earns nothing
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
 		Pace:      c.pace,
@@ -155,7 +155,7 @@ func (c *child) pace() {
 
 // invalid handles a line of the child that is not a valid message.
 func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
-	c.notifyWait = c.notifies.take(time.Now())
+	c.notifyWait = c.notifies.take(time.Now(), 1)
 	var id []byte // null: a request with a null or malformed id still gets an answer
 	if errors.Is(err, jsonrpc.ErrDuplicateMember) {
 		c.a.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))

@@ -13,7 +13,11 @@ import (
 // reader goroutine. Until the client is initialized, all but list changes
 // (which refresh the registry at once) wait at the gate, within a bound.
 func (c *child) handle(m *jsonrpc.Message) {
-	c.notifyWait = c.notifies.take(time.Now())
+	cost := 1.0
+	if m.IsRequest() {
+		cost = perRequest
+	}
+	c.notifyWait = c.notifies.take(time.Now(), cost)
 	if c.a.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
 		switch c.a.client.gate.hold(c, m) {
 		case gateHeld:

@@ -3,21 +3,23 @@ package aggregator
 import "time"
 
 // A server's reader is paced two ways, in child.pace: by room in its lane
-// into the client's queue (laneRoom), and by the rate of its
-// notifications. Both are flow control: the server's output waits in its
+// into the client's queue (laneRoom), and by the rate of its messages.
+// Both are flow control: the server's output waits in its
 // own pipe, and nothing is dropped or reordered.
 
-// notifyRate is how many messages a second (notifications and requests,
-// and lines that are not JSON-RPC) one server may send on average beyond
-// what its answers earn, with bursts of up to notifyBurst: a server that
-// sends more is read more slowly, so that a flood of logs or progress from
-// one server (hundreds of thousands a second) cannot take the CPU that the
-// other servers' answers need. Each answer to a request of the
-// aggregator's earns perAnswer more, so that a call's own progress is
+// notifyRate is how many messages a second (notifications, and lines that
+// are not JSON-RPC; a request to the client counts as perRequest of them)
+// one server may send on average beyond what its answers earn, with bursts
+// of up to notifyBurst: a server that sends more is read more slowly, so
+// that a flood of logs, progress or sampling requests from one server
+// (hundreds of thousands a second) cannot take the CPU that the other
+// servers' answers need. Each answer to a request of the aggregator's
+// earns perAnswer more, so that a call's own progress and requests are
 // never held back, however fast the calls come.
 const (
 	notifyRate  = 10_000
 	notifyBurst = 10_000
+	perRequest  = 4
 	perAnswer   = 16
 )
 
@@ -29,12 +31,12 @@ type notifyBucket struct {
 	taken  bool      // the line the reader handed on last took a token
 }
 
-// take counts one message at now and returns how long the reader is to
-// wait before it reads on (0: at once).
-func (b *notifyBucket) take(now time.Time) time.Duration {
+// take counts one message of cost tokens at now and returns how long the
+// reader is to wait before it reads on (0: at once).
+func (b *notifyBucket) take(now time.Time, cost float64) time.Duration {
 	b.refill(now)
 	b.taken = true
-	b.tokens--
+	b.tokens -= cost
 	if b.tokens >= 0 {
 		return 0
 	}
