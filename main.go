@@ -23,6 +23,9 @@
 //	--max-message-size SIZE  the longest message, either way (default 256MiB;
 //	                         0: no limit): a longer one from the client gets
 //	                         an error, a server that sends one is dropped
+//	--registered-as NAME     the aggregator's name in the client's config, or
+//	                         its length: names fit the client's limit with its
+//	                         prefix (default: up to 16 characters)
 //	--check                  start every server, print what it offers, stop,
 //	                         exit 0 if all started and 1 otherwise
 //	--debug                  log debugging details to stderr
@@ -38,13 +41,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"os/signal"
 	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -100,6 +101,9 @@ Flags:
                          the longest message, either way (default 256MiB;
                          0: no limit): a longer one from the client gets an
                          error, a server that sends one is dropped
+  --registered-as NAME   the name the aggregator has in the client's config
+                         (or its length): tool names are made to fit the
+                         client's limit with its prefix (default: 16 characters)
   --check                start every server, print what it offers, stop; exit 0
                          if all started, 1 otherwise
   --debug                log debugging details to stderr
@@ -153,29 +157,6 @@ func main() {
 	os.Exit(code)
 }
 
-// defaultMaxMessage is the default of --max-message-size.
-const defaultMaxMessage = 256 << 20
-
-// parseSize reads a size in bytes: a whole number, optionally followed by
-// KiB, MiB or GiB (or K, M, G: the same).
-func parseSize(v string) (int, error) {
-	num, mult := v, 1
-	for _, u := range []struct {
-		suffix string
-		mult   int
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
-		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			num, mult = n, u.mult
-			break
-		}
-	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 || n > math.MaxInt/mult {
-		return 0, fmt.Errorf("%q is not a size: want a number of bytes such as 1048576, or 64KiB, 256MiB, 1GiB", v)
-	}
-	return n * mult, nil
-}
-
 // exitLogWait bounds the wait for the last log lines at exit: a host that
 // does not read our stderr (no line written for this long) must not keep
 // the aggregator from exiting.
@@ -201,7 +182,7 @@ type flags struct {
 	configPath, separator, name string
 	startupTimeout              time.Duration
 	probeTimeout, inputTimeout  time.Duration
-	maxMessage                  int
+	maxMessage, serverNameLen   int
 	check, debug, showVersion   bool
 	strictNames                 bool
 }
@@ -275,22 +256,11 @@ func newFlagSet() (*flags, *flag.FlagSet, *error) {
 		f.maxMessage, err = parseSize(v)
 		return err
 	})
+	value("registered-as", func(v string) (err error) {
+		f.serverNameLen, err = parseServerName(v)
+		return err
+	})
 	return f, fs, valueErr
-}
-
-// parseTimeout reads a positive duration such as 30s or 1m30s.
-func parseTimeout(v string) (time.Duration, error) {
-	if _, err := strconv.ParseFloat(v, 64); err == nil {
-		return 0, fmt.Errorf("needs a unit: a duration such as %ss or 1m", v)
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, errors.New("not a duration: write one such as 30s, 1m or 1m30s")
-	}
-	if d <= 0 {
-		return 0, errors.New("must be positive")
-	}
-	return d, nil
 }
 
 // flagError restates an error of the flag package as the usage text names
@@ -369,6 +339,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		ProbeTimeout:   f.probeTimeout,
 		InputTimeout:   f.inputTimeout,
 		MaxMessageSize: f.maxMessage,
+		ServerNameLen:  f.serverNameLen,
 		Servers:        cfg.Servers,
 		Log:            log,
 		Start:          serverStarter(chain, log, watchdog),

@@ -87,8 +87,16 @@ type Options struct {
 	StrictNames bool
 	// StartupTimeout bounds a child's initialize and first lists.
 	StartupTimeout time.Duration
-	Servers        []config.Server
-	Log            *Logger
+	// InitializeWait bounds how long the client's initialize (or
+	// server/discover) waits for children still starting; 0 means
+	// DefaultInitializeWait. See listWait for the first lists.
+	InitializeWait time.Duration
+	// ServerNameLen is the length of the name the client gives the
+	// aggregator in its config, which names are made to fit with; 0
+	// means DefaultServerNameLen.
+	ServerNameLen int
+	Servers       []config.Server
+	Log           *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
 	// MaxMessageSize bounds one message, in bytes: a longer line of the
@@ -146,6 +154,8 @@ type Aggregator struct {
 	warned     map[string]bool // name collisions already reported
 	ready      atomic.Bool     // every child has started or failed
 	readyOnce  sync.Once       // reports the names once every child is ready
+	waits      startWaits      // how long the client waits for children still starting (startup.go)
+	listedSoon atomic.Bool     // a list was answered before every child was ready
 
 	mu       sync.Mutex     // protects stopping and the Add of handlers
 	stopping bool           // shutdown has begun: no new handler starts
@@ -163,6 +173,9 @@ func New(opts Options) *Aggregator {
 	}
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = 30 * time.Second
+	}
+	if opts.InitializeWait <= 0 {
+		opts.InitializeWait = DefaultInitializeWait
 	}
 	if opts.MaxQueue <= 0 {
 		opts.MaxQueue = DefaultMaxQueue
@@ -361,24 +374,6 @@ func (a *Aggregator) goServe(f func()) bool {
 		defer a.handlers.Done()
 		f()
 	}()
-	return true
-}
-
-// waitReady waits until every child runs or has failed; the first time,
-// it reports the names before any waiter goes on.
-func (a *Aggregator) waitReady(ctx context.Context) bool {
-	if a.ready.Load() {
-		return true
-	}
-	for _, c := range a.children {
-		select {
-		case <-c.ready:
-		case <-ctx.Done():
-			return false
-		}
-	}
-	a.readyOnce.Do(a.reportNames)
-	a.ready.Store(true)
 	return true
 }
 

@@ -54,30 +54,53 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	return ok
 }
 
-// writeCheckedTools lists every tool under its name, and under the name a
-// strict client (Claude Desktop, --strict-names) gets when that differs by
-// more than the separator, which a note after the list gives.
+// writeCheckedTools lists every tool under its name, as a client the
+// aggregator does not know gets it, and below it the name each known
+// client gets where that differs by more than the separator (clients that
+// get the same name on one line), with what the client will still do to
+// it, if anything (for a server name longer than --registered-as says).
+// A note after the list gives the separator of strict clients.
 func (a *Aggregator) writeCheckedTools(w io.Writer, tools []entryName) {
-	strictOpts := a.opts
-	strictOpts.StrictNames = true
-	strictNaming := strictOpts.namingFor("")
 	plain := a.naming.assign(tools)
-	strict := strictNaming.assign(tools)
+	type served struct {
+		k      knownClient
+		naming naming
+		names  []assignedName
+	}
+	var clients []served
+	for _, k := range knownClients {
+		n := a.opts.namingFor(strings.TrimSuffix(k.names[0], "*"))
+		clients = append(clients, served{k, n, n.assign(tools)})
+	}
 	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, t := range tools {
-		switch {
-		case plain[i].hidden:
-			fmt.Fprintf(tw, "  %s\t(hidden: listed twice by its server)\n", shown(plain[i].name))
-		case strict[i].name != t.key+strictNaming.sep+t.name:
-			fmt.Fprintf(tw, "  %s\tstrict clients: %s\n", shown(plain[i].name), strict[i].name)
-		default:
-			fmt.Fprintf(tw, "  %s\n", shown(plain[i].name))
+		if plain[i].hidden {
+			fmt.Fprintf(w, "  %s  (hidden: listed twice by its server)\n", shown(plain[i].name))
+			continue
+		}
+		fmt.Fprintf(w, "  %s\n", shown(plain[i].name))
+		var order []string
+		labels := make(map[string][]string)
+		for _, c := range clients {
+			name := c.names[i].name
+			if name == plain[i].name || name == t.key+c.naming.sep+t.name {
+				continue
+			}
+			if fate := a.opts.fate(c.k, t.key, t.name, name); fate != "" && fate != "with characters replaced" {
+				name += " (" + fate + ")"
+			}
+			if labels[name] == nil {
+				order = append(order, name)
+			}
+			labels[name] = append(labels[name], c.k.label)
+		}
+		for _, name := range order {
+			fmt.Fprintf(w, "      %s: %s\n", strings.Join(labels[name], ", "), shown(name))
 		}
 	}
-	tw.Flush()
-	if strictNaming.sep != a.naming.sep {
-		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictNaming.sep)
+	strictSeparator := Options{Separator: a.opts.Separator, StrictNames: true}.namingFor("").sep
+	if strictSeparator != a.naming.sep {
+		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictSeparator)
 	}
 }
 

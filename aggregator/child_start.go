@@ -66,6 +66,7 @@ func (c *child) start(plan startPlan) {
 	c.a.log.Debugf("server %q: ready in %v, speaking %s", c.key, c.startup, c.status().version)
 	c.a.rebuild()
 	c.markReady()
+	c.a.childUp(c)
 }
 
 // open starts the child's session: for a modern client, a server/discover

@@ -3,89 +3,102 @@ package aggregator
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // knownClient is what a client, known by its clientInfo.name, does with the
-// tool names it is given (measured with each client, and read in its code;
-// README's client section says the same).
+// tool names it is given and with a list that changes (measured with each
+// client where it can run here, else read in its code; README's client
+// table says the same, with its sources).
 type knownClient struct {
-	name string // clientInfo.name; a name ending in * is a prefix
+	names []string // clientInfo.name; a name ending in * is a prefix
+	label string   // as people call it: "Claude Code"
 	// strict: it refuses every tool of a server when one name does not
 	// match strictPattern, so it is served the strict form.
 	strict bool
-	// fate says what the client does to a listed name: "" when nothing,
-	// else a short phrase ("truncated", "dropped", ...). key and tool are
-	// the server key and the child's own name, listed as name.
-	fate func(key, tool, name string) string
+	// prefix is how many characters the client puts before a listed name
+	// when it shows it to its model, for a server name (the aggregator's,
+	// in the client's config) of n characters.
+	prefix func(n int) int
+	// limit is the longest name, prefix included, that works; over is
+	// what happens to a longer one.
+	limit int
+	over  string
+	// keeps reports the characters the client keeps in names (nil: all);
+	// it replaces the others with _.
+	keeps func(byte) bool
+	// ignoresListChanged: the client takes its first tools/list as final
+	// (it never fetches the list again on notifications/tools/list_changed).
+	ignoresListChanged bool
+	// startupTimeout is how long the client waits for a server to answer
+	// initialize and its first tools/list (0: not known).
+	startupTimeout time.Duration
 }
 
-// knownClients: Claude Desktop checks names; Claude Code and Codex replace
-// characters outside [a-zA-Z0-9_-] with _ and prefix mcp__SERVER__, and
-// Codex shortens a name over 64 characters with a hash; Gemini CLI keeps
-// [a-zA-Z0-9_.:-], prefixes mcp_SERVER_ and truncates a name over 63;
-// Cursor drops a tool whose server and tool name exceed 60 characters. The
-// lengths are counted with the shortest server name the client may give
-// the aggregator (one character), so that what is reported certainly
-// happens. A separator the client replaces is not reported: it is replaced
-// in every name, and calls still work.
+// DefaultServerNameLen is the length assumed for the name the client gives
+// the aggregator in its config (which no client sends) when
+// Options.ServerNameLen is 0: names are made to fit each known client's
+// limit with its prefix for a server name of up to this many characters.
+const DefaultServerNameLen = 16
+
+// knownClients: Claude Desktop checks names itself; Claude Code prefixes
+// mcp__SERVER__ and the Anthropic API refuses a request with a name over
+// 64 characters; Codex puts tools in a namespace mcp__SERVER, which
+// gateways with the same 64-character rule flatten to mcp__SERVER__name;
+// Gemini CLI prefixes mcp_SERVER_ and truncates a name over 63; Cursor
+// drops a tool whose server and tool name exceed 60 characters; VS Code
+// prefixes mcp_ and at most 13 characters of the server's name and cuts
+// at 64.
 var knownClients = []knownClient{
-	{name: "claude-ai", strict: true, fate: func(key, tool, name string) string {
-		if !conforms(name) {
-			return "refused, with every other tool of the server"
-		}
-		return ""
-	}},
-	{name: "claude-code", fate: func(key, tool, name string) string {
-		return replacedBy(key, tool, strictByte)
-	}},
-	{name: "codex-mcp-client", fate: func(key, tool, name string) string {
-		if len("mcp__s__")+len(name) > 64 {
-			return "shortened with a hash"
-		}
-		return replacedBy(key, tool, strictByte)
-	}},
-	{name: "gemini-cli-mcp-client", fate: func(key, tool, name string) string {
-		if len("mcp_s_")+len(name) > 63 {
-			return "truncated"
-		}
-		return replacedBy(key, tool, func(c byte) bool { return strictByte(c) || c == '.' || c == ':' })
-	}},
-	{name: "cursor*", fate: func(key, tool, name string) string {
-		if len("s")+len(name) > 60 {
-			return "dropped"
-		}
-		return ""
-	}},
-}
-
-// replacedBy is "with characters replaced" when key or tool has a character
-// that keep refuses.
-func replacedBy(key, tool string, keep func(byte) bool) string {
-	for _, s := range []string{key, tool} {
-		for i := 0; i < len(s); i++ {
-			if !keep(s[i]) {
-				return "with characters replaced"
-			}
-		}
-	}
-	return ""
+	{names: []string{"claude-ai"}, label: "Claude Desktop", strict: true,
+		prefix: func(int) int { return 0 }, limit: strictMaxLen, over: "refused, with every other tool of the server",
+		ignoresListChanged: true},
+	{names: []string{"claude-code"}, label: "Claude Code",
+		prefix: func(n int) int { return len("mcp__") + n + len("__") }, limit: 64, over: "refused by the model API (every request fails)",
+		keeps: strictByte},
+	{names: []string{"codex-mcp-client"}, label: "Codex",
+		prefix: func(n int) int { return len("mcp__") + n + len("__") }, limit: 64, over: "refused by 64-character model APIs (every request fails)",
+		keeps: strictByte, ignoresListChanged: true, startupTimeout: 30 * time.Second},
+	{names: []string{"gemini-cli-mcp-client"}, label: "Gemini CLI",
+		prefix: func(n int) int { return len("mcp_") + n + len("_") }, limit: 63, over: "truncated",
+		keeps: func(c byte) bool { return strictByte(c) || c == '.' || c == ':' }},
+	{names: []string{"cursor*"}, label: "Cursor",
+		prefix: func(n int) int { return n }, limit: 60, over: "dropped"},
+	{names: []string{"Visual Studio Code*", "Code - OSS*"}, label: "VS Code",
+		prefix: func(n int) int { return len("mcp_") + min(n, 13) + len("_") }, limit: 64, over: "truncated"},
 }
 
 // lookupClient finds a known client by its clientInfo.name.
 func lookupClient(name string) (knownClient, bool) {
 	for _, k := range knownClients {
-		if k.name == name || strings.HasSuffix(k.name, "*") && strings.HasPrefix(name, strings.TrimSuffix(k.name, "*")) {
-			return k, true
+		for _, n := range k.names {
+			if n == name || strings.HasSuffix(n, "*") && strings.HasPrefix(name, strings.TrimSuffix(n, "*")) {
+				return k, true
+			}
 		}
 	}
 	return knownClient{}, false
 }
 
+// serverNameLen is the length of the name the client gives the aggregator.
+func (o Options) serverNameLen() int {
+	if o.ServerNameLen > 0 {
+		return o.ServerNameLen
+	}
+	return DefaultServerNameLen
+}
+
+// room is how long a name served to k may be: its limit less its prefix.
+func (o Options) room(k knownClient) int {
+	return k.limit - k.prefix(o.serverNameLen())
+}
+
 // namingFor is the naming a client gets: the strict form for a client known
 // to need it, or for any client with Options.StrictNames; "__" between key
-// and name then, and ":" otherwise, unless Options.Separator was given.
+// and name then, and ":" otherwise, unless Options.Separator was given;
+// for a known client, names no longer than the room its prefix leaves.
 func (o Options) namingFor(clientName string) naming {
-	k, _ := lookupClient(clientName)
+	k, known := lookupClient(clientName)
 	n := naming{sep: o.Separator, strict: o.StrictNames || k.strict}
 	if n.sep == "" {
 		n.sep = ":"
@@ -93,7 +106,58 @@ func (o Options) namingFor(clientName string) naming {
 			n.sep = strictSep
 		}
 	}
+	if known {
+		n.max = o.room(k)
+	}
+	if n.strict && (n.max == 0 || n.max > strictMaxLen) {
+		n.max = strictMaxLen
+	}
 	return n
+}
+
+// listWait is how long the first lists wait for servers still starting,
+// from the client's first request: for a client that takes its first
+// tools/list as final, until they are up (the start-up timeout), but
+// within the client's own timeout; for the others, as long as initialize
+// waits (their list is completed by list_changed).
+func (o Options) listWait(clientName string) time.Duration {
+	k, _ := lookupClient(clientName)
+	if !k.ignoresListChanged {
+		return o.InitializeWait
+	}
+	if k.startupTimeout > 0 {
+		return min(o.StartupTimeout, k.startupTimeout-listWaitMargin)
+	}
+	return o.StartupTimeout
+}
+
+// listWaitMargin keeps the first tools/list of a client that ignores
+// list_changed that far inside the client's own start-up timeout.
+const listWaitMargin = 5 * time.Second
+
+// fate says what client k does to a listed name, "" when nothing: for a
+// server name of the assumed length, the name is too long (over), or has
+// characters the client replaces in key or tool (a separator it replaces
+// is not reported: it is replaced in every name, and calls still work).
+func (o Options) fate(k knownClient, key, tool, name string) string {
+	switch {
+	case k.strict && !conforms(name):
+		return k.over
+	case k.prefix(o.serverNameLen())+len(name) > k.limit:
+		return k.over
+	case k.keeps != nil && (hasReplaced(key, k.keeps) || hasReplaced(tool, k.keeps)):
+		return "with characters replaced"
+	}
+	return ""
+}
+
+func hasReplaced(s string, keep func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !keep(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // reportNames writes, once the children are ready, one warning when tool
@@ -114,7 +178,7 @@ func (a *Aggregator) reportNames() {
 		}
 		what := t.change.describe()
 		if known {
-			if fate := k.fate(t.entry.key, t.entry.name, t.name); fate != "" {
+			if fate := a.opts.fate(k, t.entry.key, t.entry.name, t.name); fate != "" {
 				what = strings.TrimPrefix(what+"; by "+clientName+": "+fate, "; ")
 				if counts[fate] == 0 {
 					order = append(order, fate)
@@ -152,8 +216,13 @@ func (a *Aggregator) namesSummary(r *registry, clientName string, counts map[str
 		fates = append(fates, fmt.Sprintf("%d %s", counts[f], f))
 	}
 	var parts []string
-	if len(ours) > 0 {
+	switch {
+	case len(ours) == 0:
+	case r.naming.strict:
 		parts = append(parts, fmt.Sprintf("tool names made to match %s for %s: %s", strictPattern, clientLabel(clientName), strings.Join(ours, ", ")))
+	default:
+		parts = append(parts, fmt.Sprintf("tool names made to fit the %d characters %s leaves them (with its prefix, for a server name of up to %d characters: see --registered-as): %s",
+			r.naming.limit(), clientLabel(clientName), a.opts.serverNameLen(), strings.Join(ours, ", ")))
 	}
 	if len(fates) > 0 {
 		parts = append(parts, fmt.Sprintf("tool names that %s will change: %s", clientLabel(clientName), strings.Join(fates, ", ")))

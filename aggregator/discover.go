@@ -36,11 +36,10 @@ func (a *Aggregator) acceptModern(c *call, s clientInit) []byte {
 func (a *Aggregator) beginModern(r modernRequest) {
 	a.client.begin(clientInit{era: eraModern, version: ModernVersion, caps: parseClientCapabilities(r.caps), info: r.info})
 	name, _ := jsonrpc.StringMember(r.info, "name")
-	a.setNaming(name, a.opts.namingFor(name))
+	a.beginClient(name)
 	a.log.Debugf("client speaks protocol %s (%s); probing each server with server/discover", ModernVersion, clipLine(r.info))
 	a.openGate() // a modern session has no notifications/initialized
 	a.startChildSessions(startPlan{probe: true, init: a.childInitParams(LatestVersion)})
-	a.goServe(func() { a.waitReady(a.ctx) }) // reports the names
 }
 
 // serveDiscover answers server/discover once every child has opened its

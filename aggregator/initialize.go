@@ -42,8 +42,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
 	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
-	a.setNaming(clientName, a.opts.namingFor(clientName))
-	a.goServe(func() { a.waitReady(a.ctx) }) // reports the names
+	a.beginClient(clientName)
 	return nil
 }
 
@@ -63,7 +62,9 @@ func (a *Aggregator) setNaming(clientName string, n naming) {
 
 // finishInitialize initializes every child with the agreed version and the
 // client's relayable capabilities, and answers the client once every child
-// has answered its initialize (or failed, or timed out).
+// has answered its initialize (or failed, or timed out), or initialize may
+// wait no longer (Options.InitializeWait): the children still starting go
+// on, and are announced when they are up (childUp).
 func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
 	s := a.client.state()
 	a.startChildSessions(startPlan{init: a.childInitParams(s.version)})
@@ -71,18 +72,6 @@ func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
 		return nil
 	}
 	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(s.version))
-}
-
-// waitInited waits until every child has opened its session or failed.
-func (a *Aggregator) waitInited(ctx context.Context) bool {
-	for _, ch := range a.children {
-		select {
-		case <-ch.inited:
-		case <-ctx.Done():
-			return false
-		}
-	}
-	return true
 }
 
 // childInitParams are the params of initialize for a legacy child: the
@@ -134,10 +123,14 @@ func (a *Aggregator) initializeResult(version string) []byte {
 	return append(b, '}')
 }
 
-// childOffers are the capabilities of the children whose session is open,
-// and their instructions joined under their keys.
+// childOffers are the capabilities of the children whose session is open
+// and, for those still starting, pendingOffers; and their instructions
+// joined under their keys.
 func (a *Aggregator) childOffers() ([]childCapabilities, string) {
 	var caps []childCapabilities
+	if pending, ok := a.pendingOffers(); ok {
+		caps = append(caps, pending)
+	}
 	var instructions []string
 	for _, c := range a.children {
 		s := c.status()

@@ -26,6 +26,7 @@ func (a *Aggregator) listTools(_ context.Context, c *call) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
+	a.listing()
 	result := a.reg.Load().toolsResult
 	if c.modern {
 		result = a.modernResult(result, a.listHint((*child).running, func(h *childHints) cacheHint { return h.tools }))
@@ -37,6 +38,7 @@ func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
+	a.listing()
 	result := a.reg.Load().promptsResult
 	if c.modern {
 		hasPrompts := func(ch *child) bool { return ch.running() && ch.capabilities().prompts }
@@ -75,6 +77,7 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
+	a.listing()
 	cs := a.resourceChildren()
 	a.refreshEach(ctx, cs, c.method, refresh)
 	if ctx.Err() != nil {

@@ -9,10 +9,12 @@ import (
 
 // naming is how prefixed names are formed for one client: KEY+sep+name, or,
 // for a client that only accepts names matching ^[a-zA-Z0-9_-]{1,64}$, the
-// strict form of it.
+// strict form of it; in either form no longer than max, the room the
+// client's own prefix leaves (clients.go).
 type naming struct {
 	sep    string // between server key and name
 	strict bool   // every name made to match strictPattern
+	max    int    // the longest name served; 0: no bound
 }
 
 // The strict form: the pattern Claude Desktop checks every tool name
@@ -22,6 +24,9 @@ const (
 	strictMaxLen  = 64
 	strictSep     = "__"
 	hashLen       = 8 // hex digits of SHA-256 in a shortened name
+	// minNameLen is the least room a name is given, whatever the client's
+	// prefix takes: a head of key and name besides "_" and the hash.
+	minNameLen = 24
 )
 
 // A nameChange says why a listed name differs from KEY+sep+name.
@@ -29,7 +34,7 @@ type nameChange uint8
 
 const (
 	charsReplaced nameChange = 1 << iota // characters outside the pattern became _
-	shortened                            // over 64 characters: a head and a hash
+	shortened                            // over the client's room: heads and a hash
 	disambiguated                        // its name was another entry's too: a hash added
 	ambiguousKey                         // its key holds the separator, or ends with a part of it
 )
@@ -106,19 +111,75 @@ func (n naming) form(e entryName) assignedName {
 	if !cleanKey(e.key, n.sep) {
 		a.change = ambiguousKey
 	}
-	if !n.strict {
-		a.name = plain
-		return a
-	}
-	a.name = strictChars(e.key) + n.sep + strictChars(e.name)
+	key, name := n.parts(e)
+	a.name = key + n.sep + name
 	if a.name != plain {
 		a.change |= charsReplaced
 	}
-	if len(a.name) > strictMaxLen {
-		a.name = withHash(a.name, plain)
+	if limit := n.limit(); limit > 0 && len(a.name) > limit {
+		a.name = n.shorten(key, name, plain)
 		a.change |= shortened
 	}
 	return a
+}
+
+// parts are the key and the name of e as they are served: in strict form
+// for a strict naming.
+func (n naming) parts(e entryName) (key, name string) {
+	if n.strict {
+		return strictChars(e.key), strictChars(e.name)
+	}
+	return e.key, e.name
+}
+
+// limit is the longest name n serves (0: no bound): max, but at least
+// minNameLen; 64 for strict names without a max.
+func (n naming) limit() int {
+	switch {
+	case n.max > 0:
+		return max(n.max, minNameLen)
+	case n.strict:
+		return strictMaxLen
+	}
+	return 0
+}
+
+// shorten makes a name of at most n.limit() characters that stays readable:
+// the start of the key (all of it, unless it would leave the name less
+// than two thirds of the room), the separator, the start of the name, "_"
+// and the first hashLen hex digits of the SHA-256 of full (KEY+sep+name as
+// the server gave them), so that it is the same on every run, whatever
+// else is listed.
+func (n naming) shorten(key, name, full string) string {
+	room := n.limit() - len(n.sep) - 1 - hashLen
+	keyRoom := min(len(key), max(room/3, room-len(name)))
+	key = cut(key, keyRoom)
+	return key + n.sep + cut(name, room-len(key)) + "_" + shortHash(full)
+}
+
+// hashed is name told apart from another by the hash of full: with "_" and
+// the hash added when that fits in the room, else shortened.
+func (n naming) hashed(e entryName, name, full string) string {
+	if limit := n.limit(); limit == 0 || len(name)+1+hashLen <= limit {
+		return name + "_" + shortHash(full)
+	}
+	key, own := n.parts(e)
+	return n.shorten(key, own, full)
+}
+
+// cut is the longest start of s of at most size bytes that does not end
+// inside a character.
+func cut(s string, size int) string {
+	if size <= 0 {
+		return ""
+	}
+	if len(s) <= size {
+		return s
+	}
+	for size > 0 && !utf8.RuneStart(s[size]) {
+		size--
+	}
+	return s[:size]
 }
 
 // cleanKey reports whether KEY+sep+name can be split back at the first
@@ -154,11 +215,7 @@ func (n naming) disambiguate(entries []entryName, out []assignedName) {
 				continue // the one plain name; a shortened name has its hash already
 			}
 			plain := entries[i].key + n.sep + entries[i].name
-			if n.strict {
-				out[i].name = withHash(out[i].name, plain)
-			} else {
-				out[i].name += "_" + shortHash(plain)
-			}
+			out[i].name = n.hashed(entries[i], out[i].name, plain)
 			out[i].change |= disambiguated
 		}
 	}
@@ -197,19 +254,6 @@ func strictByte(c byte) bool {
 // conforms reports whether name matches strictPattern.
 func conforms(name string) bool {
 	return len(name) >= 1 && len(name) <= strictMaxLen && strictChars(name) == name
-}
-
-// withHash shortens name to a head that leaves room for "_" and a hash of
-// full, so that the result is at most 64 characters.
-func withHash(name, full string) string {
-	head := strictMaxLen - 1 - hashLen
-	if len(name) < head {
-		head = len(name)
-	}
-	for head > 0 && head < len(name) && !utf8.RuneStart(name[head]) {
-		head-- // not inside a character (of a --separator given)
-	}
-	return name[:head] + "_" + shortHash(full)
 }
 
 // shortHash is the first hashLen hex digits of the SHA-256 of s.

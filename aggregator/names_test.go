@@ -124,17 +124,51 @@ func TestNamingFor(t *testing.T) {
 		client string
 		want   naming
 	}{
-		{Options{}, "claude-ai", naming{sep: "__", strict: true}},
-		{Options{}, "claude-code", naming{sep: ":"}},
+		{Options{}, "claude-ai", naming{sep: "__", strict: true, max: 64}},
+		{Options{}, "claude-code", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__")}},
+		{Options{}, "codex-mcp-client", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__")}},
+		{Options{}, "gemini-cli-mcp-client", naming{sep: ":", max: 63 - len("mcp_") - 16 - len("_")}},
+		{Options{}, "cursor-vscode", naming{sep: ":", max: 60 - 16}},
+		{Options{}, "Visual Studio Code", naming{sep: ":", max: 64 - len("mcp_") - 13 - len("_")}},
 		{Options{}, "", naming{sep: ":"}},
-		{Options{Separator: ":"}, "claude-ai", naming{sep: ":", strict: true}},
-		{Options{Separator: "."}, "claude-code", naming{sep: "."}},
-		{Options{StrictNames: true}, "some-client", naming{sep: "__", strict: true}},
-		{Options{StrictNames: true, Separator: "-"}, "", naming{sep: "-", strict: true}},
+		{Options{}, "some-client", naming{sep: ":"}},
+		{Options{ServerNameLen: 3}, "claude-code", naming{sep: ":", max: 64 - len("mcp__all__")}},
+		{Options{ServerNameLen: 3}, "Visual Studio Code - Insiders", naming{sep: ":", max: 64 - len("mcp_all_")}},
+		{Options{ServerNameLen: 3}, "claude-ai", naming{sep: "__", strict: true, max: 64}},
+		{Options{Separator: ":"}, "claude-ai", naming{sep: ":", strict: true, max: 64}},
+		{Options{Separator: "."}, "claude-code", naming{sep: ".", max: 41}},
+		{Options{StrictNames: true}, "some-client", naming{sep: "__", strict: true, max: 64}},
+		{Options{StrictNames: true}, "claude-code", naming{sep: "__", strict: true, max: 41}},
+		{Options{StrictNames: true, Separator: "-"}, "", naming{sep: "-", strict: true, max: 64}},
 	} {
 		if got := tt.opts.namingFor(tt.client); got != tt.want {
 			t.Errorf("%+v for %q: got %+v, want %+v", tt.opts, tt.client, got, tt.want)
 		}
+	}
+}
+
+// A name too long for the room is its key, the separator, the start of
+// its own name, "_" and the hash of the full name: readable, the same on
+// every run; a long key keeps a third of the room.
+func TestShortenedNamesAreReadable(t *testing.T) {
+	const tool = "add_pull_request_review_comment_to_pending_review"
+	got := naming{sep: ":", max: 41}.assign([]entryName{{"github", tool}, {"github", "get_me"}, {"a_very_long_server_key", tool}})
+	want := []assignedName{
+		{name: "github:add_pull_request_review_c_" + hash8("github:"+tool), change: shortened},
+		{name: "github:get_me"},
+		{name: "a_very_lon:add_pull_request_revi_" + hash8("a_very_long_server_key:"+tool), change: shortened},
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%d: got %+v, want %+v", i, got[i], want[i])
+		}
+		if len(got[i].name) > 41 {
+			t.Errorf("%d: %q has %d characters, over 41", i, got[i].name, len(got[i].name))
+		}
+	}
+	// A room too small for a readable name is taken to be minNameLen.
+	if got := (naming{sep: ":", max: 5}).assign([]entryName{{"github", tool}})[0].name; got != "gith:add_pull_r_"+hash8("github:"+tool) {
+		t.Errorf("with a room of 5: %q", got)
 	}
 }
 
@@ -250,13 +284,17 @@ func TestExplicitSeparatorWinsWithAWarning(t *testing.T) {
 	}
 }
 
-// Each known client gets one warning naming what it will do to the names.
+// Each known client gets one warning naming what was done to the names for
+// it, and what it will still do to them.
 func TestKnownClientsAreWarned(t *testing.T) {
+	fit := func(room int, client string) string {
+		return fmt.Sprintf("tool names made to fit the %d characters client %q leaves them (with its prefix, for a server name of up to 16 characters: see --registered-as): 1 shortened", room, client)
+	}
 	for client, want := range map[string]string{
-		"claude-code":           `tool names that client "claude-code" will change: 3 with characters replaced; --debug lists them`,
-		"codex-mcp-client":      `tool names that client "codex-mcp-client" will change: 3 with characters replaced, 1 shortened with a hash; --debug lists them`,
-		"gemini-cli-mcp-client": `tool names that client "gemini-cli-mcp-client" will change: 1 with characters replaced, 1 truncated; --debug lists them`,
-		"cursor-vscode":         `tool names that client "cursor-vscode" will change: 1 dropped; --debug lists them`,
+		"claude-code":           fit(41, "claude-code") + `; tool names that client "claude-code" will change: 3 with characters replaced; --debug lists them`,
+		"codex-mcp-client":      fit(41, "codex-mcp-client") + `; tool names that client "codex-mcp-client" will change: 3 with characters replaced; --debug lists them`,
+		"gemini-cli-mcp-client": fit(42, "gemini-cli-mcp-client") + `; tool names that client "gemini-cli-mcp-client" will change: 1 with characters replaced; --debug lists them`,
+		"cursor-vscode":         fit(44, "cursor-vscode") + `; --debug lists them`,
 	} {
 		t.Run(client, func(t *testing.T) {
 			h := serveFakes(t, "", map[string]func(string, []byte) string{"k": namesServer}, "k")
@@ -268,7 +306,105 @@ func TestKnownClientsAreWarned(t *testing.T) {
 	}
 }
 
+// A client that gives the aggregator a longer name than it was told is
+// warned of what its model API will do.
+func TestLongerServerNameIsWarned(t *testing.T) {
+	h := serveOptions(t, Options{ServerNameLen: 40, Start: fakeStarter(namesServer)}, "k")
+	listedTools(t, h, "claude-code")
+	want := `tool names that client "claude-code" will change: 2 refused by the model API (every request fails), 2 with characters replaced`
+	if log := h.logged(); !strings.Contains(log, want) {
+		t.Errorf("want a warning %q, log:\n%s", want, log)
+	}
+}
+
 // fakeStarter starts fake children answering with answer.
 func fakeStarter(answer func(string, []byte) string) func(config.Server) (Process, error) {
 	return func(config.Server) (Process, error) { return startFake(answer), nil }
+}
+
+// longTools are tools of GitHub's MCP server and longer ones, two of which
+// begin and end alike (a client that cuts the middle out gets one name).
+var longTools = []string{
+	"add_pull_request_review_comment_to_pending_review",
+	"get_me",
+	"submit_pending_pull_request_review_and_request_changes_with_all_comments_from_reviewers",
+	"submit_pending_pull_request_review_and_approve_changes_with_all_comments_from_reviewers",
+}
+
+// longNamesServer lists longTools and one prompt named like the first, and
+// answers a call or a get with the name it was given.
+func longNamesServer(method string, params []byte) string {
+	name, _ := jsonrpc.StringMember(params, "name")
+	switch method {
+	case "initialize":
+		return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"prompts":{}},"serverInfo":{"name":"fake","version":"1"}}`
+	case "tools/list":
+		var defs []string
+		for _, n := range longTools {
+			defs = append(defs, `{"name":"`+n+`","description":"does `+n+`"}`)
+		}
+		return `{"tools":[` + strings.Join(defs, ",") + `]}`
+	case "prompts/list":
+		return `{"prompts":[{"name":"` + longTools[0] + `"}]}`
+	case "tools/call":
+		return `{"content":[{"type":"text","text":` + string(jsonrpc.AppendString(nil, name)) + `}]}`
+	case "prompts/get":
+		return `{"messages":[{"role":"user","content":{"type":"text","text":` + string(jsonrpc.AppendString(nil, name)) + `}}]}`
+	}
+	return `{}`
+}
+
+// Every known client gets names that fit its limit with its prefix (for a
+// server name of DefaultServerNameLen characters), each name once, readable
+// (the key and the start of the tool's name), with the full name at the
+// start of the description; calls and gets reach the server under its own
+// names.
+func TestNamesFitEveryKnownClient(t *testing.T) {
+	for _, k := range knownClients {
+		client := strings.TrimSuffix(k.names[0], "*")
+		t.Run(k.label, func(t *testing.T) {
+			h := serveFakes(t, "", map[string]func(string, []byte) string{"github": longNamesServer}, "github")
+			h.exchange(initAs(client))
+			var tools struct {
+				Result struct {
+					Tools []struct{ Name, Description string }
+				}
+			}
+			if err := json.Unmarshal([]byte(h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)), &tools); err != nil {
+				t.Fatal(err)
+			}
+			sep := Options{}.namingFor(client).sep
+			seen := map[string]bool{}
+			for i, tool := range tools.Result.Tools {
+				own := longTools[i]
+				if whole := k.prefix(DefaultServerNameLen) + len(tool.Name); whole > k.limit || k.strict && !strictRE.MatchString(tool.Name) || seen[tool.Name] {
+					t.Errorf("%q (%d characters with the prefix) does not fit %s's %d, or is listed twice", tool.Name, whole, k.label, k.limit)
+				}
+				seen[tool.Name] = true
+				if tool.Name != "github"+sep+own {
+					if !strings.HasPrefix(tool.Name, "github"+sep+own[:20]) || !strings.HasPrefix(tool.Description, "(github"+sep+own+") does "+own) {
+						t.Errorf("shortened %q, described %q: want the key, the start of %q and the full name first in the description", tool.Name, tool.Description, own)
+					}
+				}
+				got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q}}`, 10+i, tool.Name))
+				if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]}}`, 10+i, own); got != want {
+					t.Errorf("tools/call %q:\n got %s\nwant %s", tool.Name, got, want)
+				}
+			}
+			if len(seen) != len(longTools) {
+				t.Errorf("%d tools listed, want %d", len(seen), len(longTools))
+			}
+			var prompts struct {
+				Result struct{ Prompts []struct{ Name string } }
+			}
+			json.Unmarshal([]byte(h.exchange(`{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`)), &prompts)
+			if len(prompts.Result.Prompts) != 1 || len(prompts.Result.Prompts[0].Name) != len(tools.Result.Tools[0].Name) {
+				t.Fatalf("prompts listed: %+v, want one named like the tool %q", prompts.Result.Prompts, tools.Result.Tools[0].Name)
+			}
+			got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":%q}}`, prompts.Result.Prompts[0].Name))
+			if !strings.Contains(got, `"text":"`+longTools[0]+`"`) {
+				t.Errorf("prompts/get %q: %s", prompts.Result.Prompts[0].Name, got)
+			}
+		})
+	}
 }

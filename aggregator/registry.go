@@ -81,7 +81,11 @@ func (a *Aggregator) register(index map[string]route, kind string, entries []reg
 			a.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].key+a.naming.sep+names[i].name)
 		}
 		index[name] = route{child: e.child, rawName: e.entry.rawName}
-		list = append(list, e.entry.listedAs(e.child.key+a.naming.sep, name))
+		listed := e.entry.listedAs(e.child.key+a.naming.sep, name)
+		if assigned[i].change&shortened != 0 {
+			listed = withFullName(listed, names[i].key+a.naming.sep+names[i].name)
+		}
+		list = append(list, listed)
 	}
 	return list, listedNames
 }
@@ -119,6 +123,22 @@ func (e namedEntry) listedAs(prefix, name string) []byte {
 	b, err := jsonrpc.ReplaceMember(e.raw, "name", token)
 	if err != nil { // the child's entry was parsed already: cannot happen
 		return e.raw
+	}
+	return b
+}
+
+// withFullName is a listed entry whose name was shortened, with "(FULL) "
+// at the start of its description (or as its
+// description), so that the model still knows which tool it is: FULL is
+// KEY+separator+name as the server gave it.
+func withFullName(entry []byte, full string) []byte {
+	text := "(" + full + ")"
+	if desc, _ := jsonrpc.StringMember(entry, "description"); desc != "" {
+		text += " " + desc
+	}
+	b, err := jsonrpc.ReplaceMember(entry, "description", jsonrpc.AppendString(nil, text))
+	if err != nil { // the child's entry was parsed already: cannot happen
+		return entry
 	}
 	return b
 }

@@ -267,14 +267,14 @@ func TestCLIServerKeyWithTheSeparatorIsRejected(t *testing.T) {
 type checkReport struct {
 	rows       map[string][]string // server key -> fields of its row
 	tools      []string
-	strict     map[string]string // tool -> the name a strict client gets, when it differs
+	clients    map[string]map[string]string // tool -> client label -> the name that client gets, where it differs
 	strictNote string
 	problems   []string
 }
 
 func parseCheck(t *testing.T, out string) checkReport {
 	t.Helper()
-	r := checkReport{rows: map[string][]string{}, strict: map[string]string{}}
+	r := checkReport{rows: map[string][]string{}, clients: map[string]map[string]string{}}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) == 0 || !slices.Equal(strings.Fields(lines[0]), []string{"SERVER", "STATUS", "PROTOCOL", "STARTUP", "TOOLS"}) {
 		t.Fatalf("--check output has no table header:\n%s", out)
@@ -293,13 +293,17 @@ func parseCheck(t *testing.T, out string) checkReport {
 		case section == "table":
 			f := strings.Fields(line)
 			r.rows[f[0]] = f
-		case section == "tools":
-			name, strict, ok := strings.Cut(line, "strict clients: ")
-			name = strings.TrimSpace(name)
-			r.tools = append(r.tools, name)
-			if ok {
-				r.strict[name] = strict
+		case section == "tools" && strings.HasPrefix(line, "      "):
+			labels, name, _ := strings.Cut(strings.TrimSpace(line), ": ")
+			tool := r.tools[len(r.tools)-1]
+			if r.clients[tool] == nil {
+				r.clients[tool] = map[string]string{}
 			}
+			for _, label := range strings.Split(labels, ", ") {
+				r.clients[tool][label] = name
+			}
+		case section == "tools":
+			r.tools = append(r.tools, strings.TrimSpace(line))
 		case section == "problems":
 			r.problems = append(r.problems, strings.TrimSpace(line))
 		default:

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -119,13 +121,57 @@ func TestCheckShowsStrictNames(t *testing.T) {
 		t.Fatalf("--check exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	rep := parseCheck(t, r.stdout)
-	if got := rep.strict["im:get weather"]; got != "im__get_weather" {
+	if got := rep.clients["im:get weather"]["Claude Desktop"]; got != "im__get_weather" {
 		t.Errorf("strict name of im:get weather: %q\n%s", got, r.stdout)
 	}
-	if got, ok := rep.strict["im:echo"]; ok {
-		t.Errorf("im:echo shows a strict name %q though only the separator differs", got)
+	if got, ok := rep.clients["im:echo"]; ok {
+		t.Errorf("im:echo shows names %q though only the separator differs", got)
 	}
 	if want := `Strict clients (Claude Desktop, or any with --strict-names) get "__" between server key and tool name.`; rep.strictNote != want {
 		t.Errorf("note %q, want %q", rep.strictNote, want)
+	}
+}
+
+// --check shows, per tool, the name each known client gets where it
+// differs, shortened to fit the client's limit with its prefix for a
+// server name of 16 characters; --registered-as states the real name.
+func TestCheckShowsEachClientsName(t *testing.T) {
+	const long = "add_pull_request_review_comment_to_pending_review"
+	cfg := writeConfig(t, ts("github", "-tool-names", `["`+long+`"]`))
+	sum := sha256.Sum256([]byte("github:" + long))
+	hash := hex.EncodeToString(sum[:4])
+	// shortened is the name in a room of n characters: the key, the start
+	// of the tool's name, "_" and the hash of the full name.
+	shortened := func(n int) string { return "github:" + long[:n-len("github:")-len("_")-8] + "_" + hash }
+	for _, tt := range []struct {
+		flags []string
+		want  map[string]string // client -> name; "" for none shown
+	}{
+		{nil, map[string]string{
+			"Claude Code": shortened(64 - len("mcp__") - 16 - len("__")),
+			"Codex":       shortened(64 - len("mcp__") - 16 - len("__")),
+			"Gemini CLI":  shortened(63 - len("mcp_") - 16 - len("_")),
+			"Cursor":      shortened(60 - 16),
+			"VS Code":     shortened(64 - len("mcp_") - 13 - len("_")),
+		}},
+		{[]string{"--registered-as", "aggregator"}, map[string]string{
+			"Claude Code": shortened(64 - len("mcp__aggregator__")),
+			"Cursor":      shortened(60 - len("aggregator")),
+		}},
+		{[]string{"--registered-as", "3"}, map[string]string{
+			"Claude Code": shortened(64 - len("mcp__all__")),
+			"Cursor":      "", // 56 characters fit in 60 - 3
+		}},
+	} {
+		r := runToExit(t, nil, "", append([]string{"--check", "--config", cfg}, tt.flags...)...)
+		if r.code != 0 {
+			t.Fatalf("--check %q exit %d:\n%s\n%s", tt.flags, r.code, r.stdout, r.stderr)
+		}
+		got := parseCheck(t, r.stdout).clients["github:"+long]
+		for client, want := range tt.want {
+			if got[client] != want {
+				t.Errorf("--check %q: %s gets %q, want %q\n%s", tt.flags, client, got[client], want, r.stdout)
+			}
+		}
 	}
 }
