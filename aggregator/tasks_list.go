@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,15 +12,24 @@ import (
 )
 
 // listTasks serves tasks/list: one page of one child at a time, in config
-// order, under a cursor of the aggregator's that names the child and its
-// own cursor. Children that did not declare tasks.list are left out.
+// order, under a cursor of the aggregator's that names the child (by its
+// key: a reload may add and remove others meanwhile) and its own cursor.
+// Children that did not declare tasks.list are left out.
 func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
-	idx, childCursor, err := parseTaskCursor(c.p.cursor)
+	children := a.children()
+	key, childCursor, err := parseTaskCursor(c.p.cursor)
+	idx := 0
+	if err == nil && key != "" {
+		idx = slices.IndexFunc(children, func(ch *child) bool { return ch.key == key })
+		if idx < 0 {
+			err = fmt.Errorf("cursor %s is of server %q, which is no longer configured", c.p.cursor, key)
+		}
+	}
 	if err != nil {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
 	}
-	for ; idx < len(a.children); idx, childCursor = idx+1, nil {
-		ch := a.children[idx]
+	for ; idx < len(children); idx, childCursor = idx+1, nil {
+		ch := children[idx]
 		if !ch.running() || !ch.capabilities().tasksList {
 			continue
 		}
@@ -46,7 +56,7 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 		if next == nil && len(page) == 0 {
 			continue
 		}
-		return c.result(a.taskListResult(page, idx, next))
+		return c.result(taskListResult(children, page, idx, next))
 	}
 	return c.result([]byte(`{"tasks":[]}`))
 }
@@ -81,39 +91,42 @@ func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, 
 	return page, next, nil
 }
 
-// taskListResult builds the page, with a cursor to go on from child idx
-// (at its cursor next), or with the child after it, if any remains.
-func (a *Aggregator) taskListResult(page [][]byte, idx int, next []byte) []byte {
+// taskListResult builds the page, with a cursor to go on from child idx of
+// children (at its cursor next), or with the child after it, if any
+// remains.
+func taskListResult(children []*child, page [][]byte, idx int, next []byte) []byte {
 	b := listResult("tasks", page)
 	if next == nil {
 		idx++
-		for idx < len(a.children) && !a.children[idx].capabilities().tasksList {
+		for idx < len(children) && !children[idx].capabilities().tasksList {
 			idx++
 		}
-		if idx >= len(a.children) {
+		if idx >= len(children) {
 			return b
 		}
 	}
-	cursor := base64.RawURLEncoding.EncodeToString(append([]byte(strconv.Itoa(idx)+":"), next...))
+	cursor := base64.RawURLEncoding.EncodeToString(append([]byte(strconv.Quote(children[idx].key)+":"), next...))
 	b = jsonrpc.AppendString(append(b[:len(b)-1], `,"nextCursor":`...), cursor)
 	return append(b, '}')
 }
 
-// parseTaskCursor reads a cursor of taskListResult: the child's index and
-// its cursor (nil: its first page). No cursor is the first child's start.
-func parseTaskCursor(raw []byte) (int, []byte, error) {
+// parseTaskCursor reads a cursor of taskListResult: the child's key and
+// its cursor (nil: its first page). No cursor is the first child's start
+// (key "").
+func parseTaskCursor(raw []byte) (string, []byte, error) {
 	if raw == nil || string(raw) == "null" {
-		return 0, nil, nil
+		return "", nil, nil
 	}
 	s, ok := jsonrpc.String(raw)
 	dec, err := base64.RawURLEncoding.DecodeString(s)
-	idx, rest, found := strings.Cut(string(dec), ":")
-	n, convErr := strconv.Atoi(idx)
-	if !ok || err != nil || !found || convErr != nil || n < 0 || rest != "" && !jsonrpc.Valid([]byte(rest)) {
-		return 0, nil, fmt.Errorf("unknown cursor %s", raw)
+	quoted, qerr := strconv.QuotedPrefix(string(dec))
+	key, _ := strconv.Unquote(quoted)
+	rest, found := strings.CutPrefix(string(dec)[len(quoted):], ":")
+	if !ok || err != nil || qerr != nil || !found || key == "" || rest != "" && !jsonrpc.Valid([]byte(rest)) {
+		return "", nil, fmt.Errorf("unknown cursor %s", raw)
 	}
 	if rest == "" {
-		return n, nil, nil
+		return key, nil, nil
 	}
-	return n, []byte(rest), nil
+	return key, []byte(rest), nil
 }
