@@ -79,6 +79,15 @@ type assignedName struct {
 // keys. An entry a server lists twice is served once (its first); a
 // collision that remains (two equal hashes) hides the later entry.
 func (n naming) assign(entries []entryName) []assignedName {
+	return n.assignKeeping(entries, nil)
+}
+
+// assignKeeping is assign where a name held already (held: the names
+// served so far, by entry) stays its holder's in a collision, and the
+// others are told apart: within a session, no name changes because
+// another server came (a reload, a server starting late), even a server
+// whose key is not clean.
+func (n naming) assignKeeping(entries []entryName, held map[entryName]string) []assignedName {
 	out := make([]assignedName, len(entries))
 	listed := make(map[entryName]bool, len(entries))
 	for i, e := range entries {
@@ -89,7 +98,7 @@ func (n naming) assign(entries []entryName) []assignedName {
 		listed[e] = true
 		out[i] = n.form(e)
 	}
-	n.disambiguate(entries, out)
+	n.disambiguate(entries, out, held)
 	seen := make(map[string]bool, len(out))
 	for i := range out {
 		if out[i].hidden {
@@ -198,8 +207,9 @@ func cleanKey(key, sep string) bool {
 }
 
 // disambiguate gives every entry whose name another entry also got a hash
-// of its plain name, but the one whose name is unchanged (see assign).
-func (n naming) disambiguate(entries []entryName, out []assignedName) {
+// of its plain name, but the one that held the name already (held), or
+// else the one whose name is unchanged (see assign).
+func (n naming) disambiguate(entries []entryName, out []assignedName, held map[entryName]string) {
 	groups := make(map[string][]int)
 	for i, a := range out {
 		if !a.hidden {
@@ -210,8 +220,17 @@ func (n naming) disambiguate(entries []entryName, out []assignedName) {
 		if len(idx) < 2 {
 			continue
 		}
+		holder := -1
 		for _, i := range idx {
-			if out[i].change == 0 || out[i].change&shortened != 0 {
+			if held[entries[i]] == out[i].name {
+				holder = i
+			}
+		}
+		for _, i := range idx {
+			switch {
+			case i == holder:
+				continue // it had the name first
+			case holder < 0 && out[i].change == 0, out[i].change&shortened != 0:
 				continue // the one plain name; a shortened name has its hash already
 			}
 			plain := entries[i].key + n.sep + entries[i].name

@@ -10,6 +10,7 @@ type registry struct {
 	toolsResult   []byte // {"tools":[...]}
 	tools         map[string]route
 	toolNames     []listedName // every tool, in config order
+	promptNames   []listedName // every prompt, in config order
 	promptsResult []byte       // {"prompts":[...]}
 	prompts       map[string]route
 }
@@ -32,7 +33,7 @@ func (a *Aggregator) rebuild() {
 	defer a.regMu.Unlock()
 	r := &registry{naming: a.naming, tools: make(map[string]route), prompts: make(map[string]route)}
 	var tools, prompts []registered
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		ts, ps, running := c.named()
 		if running {
 			tools = appendRegistered(tools, c, ts)
@@ -40,8 +41,12 @@ func (a *Aggregator) rebuild() {
 		}
 	}
 	var toolList, promptList [][]byte
-	toolList, r.toolNames = a.register(r.tools, "tool", tools)
-	promptList, _ = a.register(r.prompts, "prompt", prompts)
+	pinned := a.pinned
+	if pinned.naming != a.naming {
+		pinned = pinnedNames{}
+	}
+	toolList, r.toolNames = a.register(r.tools, "tool", tools, pinned.tools)
+	promptList, r.promptNames = a.register(r.prompts, "prompt", prompts, pinned.prompts)
 	r.toolsResult = listResult("tools", toolList)
 	r.promptsResult = listResult("prompts", promptList)
 	a.reg.Store(r)
@@ -62,12 +67,12 @@ func appendRegistered(list []registered, c *child, entries []namedEntry) []regis
 
 // register names the entries (naming.assign), enters them in index and
 // returns their listed form and their names. Called with regMu held.
-func (a *Aggregator) register(index map[string]route, kind string, entries []registered) ([][]byte, []listedName) {
+func (a *Aggregator) register(index map[string]route, kind string, entries []registered, held map[entryName]string) ([][]byte, []listedName) {
 	names := make([]entryName, len(entries))
 	for i, e := range entries {
 		names[i] = entryName{key: e.child.key, name: e.entry.name}
 	}
-	assigned := a.naming.assign(names)
+	assigned := a.naming.assignKeeping(names, held)
 	list := make([][]byte, 0, len(entries))
 	listedNames := make([]listedName, len(entries))
 	for i, e := range entries {
@@ -169,4 +174,39 @@ func appendArray(b []byte, entries [][]byte) []byte {
 		b = append(b, e...)
 	}
 	return append(b, ']')
+}
+
+// pinnedNames are the names a reload found served, by entry, which keep
+// them for the rest of the session in a collision with a name that came
+// after (names.go: assignKeeping). Before any reload nothing is pinned, so
+// that the names depend only on the config, not on which server started
+// first.
+type pinnedNames struct {
+	naming         naming // the naming they were formed with
+	tools, prompts map[entryName]string
+}
+
+// pinNames pins the names served now, adding to those pinned before (a
+// server that comes back gets its name back).
+func (a *Aggregator) pinNames() {
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	r := a.reg.Load()
+	if a.pinned.naming != r.naming {
+		a.pinned = pinnedNames{naming: r.naming}
+	}
+	a.pinned.tools = pin(a.pinned.tools, r.toolNames)
+	a.pinned.prompts = pin(a.pinned.prompts, r.promptNames)
+}
+
+func pin(held map[entryName]string, listed []listedName) map[entryName]string {
+	if held == nil {
+		held = make(map[entryName]string, len(listed))
+	}
+	for _, l := range listed {
+		if !l.hidden {
+			held[l.entry] = l.name
+		}
+	}
+	return held
 }
