@@ -35,6 +35,10 @@
 //
 // Where two locks nest, the outer one is taken first, in this order:
 //
+//  0. Aggregator.reloadMu: a reload holds it while it stops and starts
+//     servers and waits for them (bounded by the start-up timeout);
+//     Serve, while it spawns the children, and shutdown, to wait for a
+//     reload under way, take it alone;
 //  1. child.refreshing: a refresh holds it across its requests to the
 //     child (bounded by the start-up timeout), the rebuild and the
 //     client's list_changed;
@@ -135,7 +139,10 @@ const DefaultMaxQueue = 32 << 20
 type Aggregator struct {
 	opts        Options
 	log         *Logger
-	children    []*child // in config order
+	servers     atomic.Pointer[[]*child]  // in config order: see children
+	reloadMu    sync.Mutex                // a reload at a time (reload.go); Serve's start under it too
+	serving     bool                      // Serve has spawned the children; under reloadMu
+	plan        atomic.Pointer[startPlan] // how the children's sessions were opened, once they were
 	client      clientSession
 	progress    idTable[progressRoute] // progress tokens handed to the client, by token
 	tasks       taskTable              // the children's tasks, by the ids the client knows
@@ -148,7 +155,8 @@ type Aggregator struct {
 	cancel context.CancelFunc
 
 	reg        atomic.Pointer[registry]
-	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName and warned
+	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
+	pinned     pinnedNames     // names a reload keeps (registry.go)
 	naming     naming          // how names are formed for this client
 	clientName string          // the client's clientInfo.name
 	warned     map[string]bool // name collisions already reported
@@ -199,9 +207,11 @@ func New(opts Options) *Aggregator {
 		warned: make(map[string]bool),
 		hurry:  make(chan struct{}),
 	}
+	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
-		a.children = append(a.children, newChild(a, s))
+		children = append(children, newChild(a, s))
 	}
+	a.servers.Store(&children)
 	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
 	return a
 }
@@ -240,11 +250,14 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		Watch:       watchHooks("the client"),
 		Written:     releaseLarge,
 	})
+	a.reloadMu.Lock()  // a reload spawns what it adds once serving is set
 	a.client.conn = up // before any child starts: their readers use it
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		c.up = up.NewLane()
 	}
 	a.startChildren()
+	a.serving = true
+	a.reloadMu.Unlock()
 	readErr := make(chan error, 1)
 	go func() { readErr <- up.Run() }()
 
@@ -324,7 +337,7 @@ const answerGrace = 500 * time.Millisecond
 
 // startChildren spawns every child in parallel.
 func (a *Aggregator) startChildren() {
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		go c.spawn()
 	}
 }
@@ -339,8 +352,10 @@ func (a *Aggregator) shutdown() {
 	a.stopping = true
 	a.mu.Unlock()
 	a.cancel()
+	a.reloadMu.Lock() // a reload under way ends (a.ctx), its servers stopped
+	a.reloadMu.Unlock()
 	var wg sync.WaitGroup
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -382,3 +397,7 @@ func (a *Aggregator) isStopping() bool {
 	defer a.mu.Unlock()
 	return a.stopping
 }
+
+// children are the configured servers, in config order: a snapshot, which
+// a reload replaces (reload.go) and nobody changes.
+func (a *Aggregator) children() []*child { return *a.servers.Load() }

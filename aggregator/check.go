@@ -28,7 +28,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tPROTOCOL\tSTARTUP\tTOOLS")
 	var tools []entryName
 	var problems []string
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		s := c.status()
 		if s.state != stateRunning {
 			ok = false

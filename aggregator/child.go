@@ -39,7 +39,8 @@ type child struct {
 	spawned chan struct{} // closed once spawn has finished, either way
 	inited  chan struct{} // closed once initialize was answered or failed
 	ready   chan struct{} // closed once running with lists fetched, or failed
-	once    struct{ inited, ready sync.Once }
+	once    struct{ inited, ready, start sync.Once }
+	quiet   bool // started by a reload, which announces its lists itself
 
 	proc   Process       // set before spawned closes; nil if spawn failed
 	conn   *jsonrpc.Conn // likewise
@@ -274,6 +275,13 @@ func (c *child) stop() {
 		return
 	}
 	c.drop(errShuttingDown) // marks it stopped: a shutdown is no failure
+	c.stopProcess()
+}
+
+// stopProcess stops the child's process, politely unless or until the
+// shutdown is hurried, and waits until it is gone, its reader has
+// delivered its last answers and its connection writes no more.
+func (c *child) stopProcess() {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)

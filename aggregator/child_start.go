@@ -34,6 +34,12 @@ var errRerun = errors.New("the server exited on server/discover and was started 
 // ignores requests before initialize).
 const DefaultProbeTimeout = 3 * time.Second
 
+// startSession starts the child's session (start), once: both the
+// client's first request and a reload may ask.
+func (c *child) startSession(plan startPlan) {
+	c.once.start.Do(func() { c.start(plan) })
+}
+
 // start opens the child's session in its era (open) and fetches its
 // lists, all within the start-up timeout.
 func (c *child) start(plan startPlan) {

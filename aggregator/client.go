@@ -136,7 +136,7 @@ func (a *Aggregator) clientCancelled(params []byte) {
 // rootsChanged passes the client's roots/list_changed to every legacy
 // child.
 func (a *Aggregator) rootsChanged(params []byte) {
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		if c.initialized() && !c.modern.Load() { // the modern era has no such notification
 			c.conn.Notify("notifications/roots/list_changed", params)
 		}

@@ -69,7 +69,7 @@ func (a *Aggregator) serveDiscover(ctx context.Context, c *call) []byte {
 // legacy child's: stale at once).
 func (a *Aggregator) discoverHint() cacheHint {
 	var hs []cacheHint
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		if c.initialized() {
 			hs = append(hs, c.hint(func(h *childHints) cacheHint { return h.discover }))
 		}

@@ -96,8 +96,9 @@ func childInitParams(version string, caps, clientInfo []byte) []byte {
 
 // startChildSessions opens every child's session in parallel.
 func (a *Aggregator) startChildSessions(plan startPlan) {
-	for _, c := range a.children {
-		a.goServe(func() { c.start(plan) })
+	a.plan.Store(&plan) // before the children are read: a reload's new child is started by one of the two
+	for _, c := range a.children() {
+		a.goServe(func() { c.startSession(plan) })
 	}
 }
 
@@ -132,7 +133,7 @@ func (a *Aggregator) childOffers() ([]childCapabilities, string) {
 		caps = append(caps, pending)
 	}
 	var instructions []string
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		s := c.status()
 		if s.version == "" || s.state == stateFailed {
 			continue

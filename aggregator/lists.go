@@ -51,7 +51,7 @@ func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
 // serve it, for a modern client.
 func (a *Aggregator) listHint(serves func(*child) bool, which func(*childHints) cacheHint) cacheHint {
 	var hs []cacheHint
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		if serves(c) {
 			hs = append(hs, c.hint(which))
 		}
@@ -155,7 +155,7 @@ func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 	}
 	a.client.setLogLevel(level)
 	var wg sync.WaitGroup
-	for _, ch := range a.children {
+	for _, ch := range a.children() {
 		if !ch.running() || !ch.capabilities().logging || ch.modern.Load() {
 			continue
 		}

@@ -170,7 +170,7 @@ func TestSilentLegacyChildIsInitializedAfterTheProbe(t *testing.T) {
 		t.Fatalf("tools/list: %s, want both children's tools", list)
 	}
 	versions := map[string]string{}
-	for _, c := range h.a.children {
+	for _, c := range h.a.children() {
 		versions[c.key] = c.status().version
 	}
 	if versions[silentKind] != "2025-11-25" || versions[modernKind] != ModernVersion {
@@ -210,7 +210,7 @@ func TestChildExitingOnTheProbeIsStartedAgain(t *testing.T) {
 	if n := starts.Load(); n != 2 {
 		t.Errorf("started %d times, want 2", n)
 	}
-	if v := h.a.children[0].status().version; v != "2025-11-25" {
+	if v := h.a.children()[0].status().version; v != "2025-11-25" {
 		t.Errorf("version %q", v)
 	}
 }

@@ -67,7 +67,7 @@ func TestAnOlderListNeverOverwritesANewerOne(t *testing.T) {
 	}
 	close(release)
 	readUntil(t, h, `"id":2`)
-	entries := h.a.children[0].resourceEntries()
+	entries := h.a.children()[0].resourceEntries()
 	if len(entries) != 1 || !strings.Contains(string(entries[0]), "file:///new") {
 		t.Errorf("the child's list after both fetches: %s", entries)
 	}
@@ -101,7 +101,7 @@ func TestAChildsRequestsToTheClientTimeOut(t *testing.T) {
 	if line := h.read(); line != want {
 		t.Errorf("the client got %s, want %s", line, want)
 	}
-	if n := h.a.children[0].incoming.len(); n != 0 {
+	if n := h.a.children()[0].incoming.len(); n != 0 {
 		t.Errorf("%d requests left in the child's table", n)
 	}
 }
@@ -155,7 +155,7 @@ func TestTasksOfADeadChildAreForgotten(t *testing.T) {
 	if _, ok := h.a.tasks.byID.get(tb); !ok {
 		t.Errorf("the live child's task %s was forgotten too", tb)
 	}
-	if n := h.a.children[0].tasks.len(); n != 0 {
+	if n := h.a.children()[0].tasks.len(); n != 0 {
 		t.Errorf("the dead child still holds %d tasks", n)
 	}
 }

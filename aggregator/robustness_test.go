@@ -27,7 +27,7 @@ func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
 		a := New(Options{Name: "agg", Separator: ":", Servers: []config.Server{{Key: "k", Command: "fake"}}})
 		a.client.conn = jsonrpc.NewConn(nil, io.Discard, jsonrpc.Options{})
 		a.client.begin(clientInit{era: eraLegacy, version: LatestVersion, caps: parseClientCapabilities([]byte(`{"sampling":{}}`))})
-		c := a.children[0]
+		c := a.children()[0]
 		c.up = a.client.conn.NewLane()
 		proc := startFake(func(string, []byte) string { return "" })
 		c.proc = proc
@@ -114,7 +114,7 @@ func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	read()
 	fake.stdoutW.Close() // its output ends; the process lives on
-	<-h.a.children[0].conn.Done()
+	<-h.a.children()[0].conn.Done()
 	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"alpha:echo","arguments":{}}}`)
 	send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	if line := read(); line != `{"jsonrpc":"2.0","id":4,"result":{}}` {

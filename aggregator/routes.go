@@ -26,13 +26,13 @@ func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
 // it) is that server's, whether it runs or not, and never an app's: a
 // server cannot take the calls of one that is down.
 func (a *Aggregator) appTool(name string, n naming) *child {
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		if strings.HasPrefix(name, c.key+n.sep) || n.strict && strings.HasPrefix(name, strictChars(c.key)+n.sep) {
 			return nil
 		}
 	}
 	var found *child
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		if c.servesApp(name) {
 			if found != nil {
 				return nil
@@ -143,7 +143,7 @@ func (a *Aggregator) routeCompletion(ctx context.Context, c *call) (target, []by
 // resourceChildren are the running children that declared resources.
 func (a *Aggregator) resourceChildren() []*child {
 	var cs []*child
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		if c.running() && c.capabilities().resources {
 			cs = append(cs, c)
 		}

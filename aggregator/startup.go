@@ -78,7 +78,7 @@ func (a *Aggregator) closeAfter(d time.Duration) chan struct{} {
 // waitInited waits until every child has opened its session or failed, or
 // initialize may wait no longer; false when ctx ended first.
 func (a *Aggregator) waitInited(ctx context.Context) bool {
-	for _, ch := range a.children {
+	for _, ch := range a.children() {
 		select {
 		case <-ch.inited:
 		case <-a.waits.initDone():
@@ -98,7 +98,7 @@ func (a *Aggregator) waitReady(ctx context.Context) bool {
 	if a.ready.Load() {
 		return true
 	}
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		select {
 		case <-c.ready:
 		case <-a.waits.listsDone():
@@ -114,7 +114,7 @@ func (a *Aggregator) waitReady(ctx context.Context) bool {
 // awaitAllReady waits until every child runs or has failed, whatever the
 // client's waits, then reports the names.
 func (a *Aggregator) awaitAllReady() {
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		select {
 		case <-c.ready:
 		case <-a.ctx.Done():
@@ -145,7 +145,7 @@ func (a *Aggregator) listing() {
 // its lists changed, when the client may have been answered a list
 // without it: tools, and prompts and resources when it has them.
 func (a *Aggregator) childUp(c *child) {
-	if !a.listedSoon.Load() {
+	if c.quiet || !a.listedSoon.Load() {
 		return
 	}
 	a.log.Debugf("server %q: up after the client was answered a list; telling it the lists changed", c.key)
@@ -164,7 +164,7 @@ func (a *Aggregator) childUp(c *child) {
 // may change (tools always are), so that the client asks for them and
 // takes their changes.
 func (a *Aggregator) pendingOffers() (childCapabilities, bool) {
-	for _, c := range a.children {
+	for _, c := range a.children() {
 		select {
 		case <-c.inited:
 		default:

@@ -88,7 +88,7 @@ func tableLen(a *Aggregator) (int, int) {
 		defer t.mu.Unlock()
 		return len(t.m)
 	}
-	return count(&a.tasks.byID), count(&a.children[0].tasks)
+	return count(&a.tasks.byID), count(&a.children()[0].tasks)
 }
 
 // BenchmarkTaskTableAfter100kTasks measures what 100,000 tasks leave in
@@ -190,7 +190,7 @@ func BenchmarkTaskTableAfter100kTasks(b *testing.B) {
 // sweep (see BenchmarkTaskTableAfter100kTasks for the bound with a ttl).
 func TestTaskTableBoundedBySweep(t *testing.T) {
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
-	c := a.children[0]
+	c := a.children()[0]
 	maxTasks := 0
 	for n := range memRounds {
 		if _, ok := a.registerTask(c, jsonrpc.AppendString(nil, fmt.Sprintf("task-%d", n)), []byte(`{"ttl":0}`)); !ok {

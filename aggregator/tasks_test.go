@@ -286,7 +286,7 @@ func TestTasksOfADeadChildFail(t *testing.T) {
 // Tasks are forgotten when their ttl has run out.
 func TestTaskTTLSweep(t *testing.T) {
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
-	c := a.children[0]
+	c := a.children()[0]
 	for i := range 3 {
 		a.registerTask(c, jsonrpc.AppendString(nil, fmt.Sprintf("t%d", i)), []byte(`{"ttl":1000}`))
 	}
@@ -329,7 +329,7 @@ func TestTaskTableOfAServerIsBounded(t *testing.T) {
 	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
 	maxTasksPerServer = 16
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}, {Key: "other", Command: "fake"}}})
-	k, other := a.children[0], a.children[1]
+	k, other := a.children()[0], a.children()[1]
 	keep, _ := a.registerTask(other, []byte(`"o"`), []byte(`{}`))
 	var ts []*task
 	for i := range maxTasksPerServer {

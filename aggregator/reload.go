@@ -1,0 +1,211 @@
+package aggregator
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+)
+
+// Reload applies the servers of a config read anew while the client stays
+// connected. An entry new to the config is started (and its session opened
+// as the client's were: initialize with what the client declared, or the
+// 2026-07-28 probe); an entry gone from it is stopped, its calls in flight
+// answered with an error naming it and the reload; a changed entry
+// (command, args or env after expansion) is stopped, then started anew; an
+// unchanged entry is left alone: the same process, calls in flight going
+// on, and a server that crashed earlier stays down. Once the servers
+// started are up (or failed), the client hears one list_changed for each
+// list that changed (tools, prompts, resources), not one per server.
+// Names do not depend on which other servers run (names.go), so no name
+// changes because another server came or went. Reload returns when it is
+// done; one reload runs at a time.
+func (a *Aggregator) Reload(servers []config.Server) {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
+	if a.isStopping() {
+		return
+	}
+	old := a.children()
+	next, added, retired := diffServers(a, old, servers)
+	if len(added) == 0 && len(retired) == 0 {
+		a.log.Debugf("config reloaded: no server changed")
+		return
+	}
+	a.pinNames()
+	before := a.reg.Load()
+	touched := retiredLists(retired)
+	a.servers.Store(&next)
+
+	var wg sync.WaitGroup
+	for _, r := range retired {
+		a.log.Debugf("config reloaded: stopping server %q (%s)", r.c.key, r.why)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.c.retire(r.why, a.serving)
+		}()
+	}
+	started := a.startAdded(added)
+	wg.Wait()
+	for _, c := range started {
+		select {
+		case <-c.ready: // start bounds it by the start-up timeout
+		case <-a.ctx.Done():
+			return
+		}
+		if st := c.status(); st.failure != nil {
+			a.log.Debugf("config reloaded: server %q did not start: %v", c.key, st.failure)
+		} else {
+			a.log.Debugf("config reloaded: server %q started", c.key)
+		}
+		touched = touched.or(c.capabilities())
+	}
+	a.rebuild()
+	a.announceReload(before, touched)
+	a.log.Debugf("config reloaded: %d server(s) started, %d stopped", len(added), len(retired))
+}
+
+// retiring is a server a reload stops, and why.
+type retiring struct {
+	c   *child
+	why string
+}
+
+// diffServers compares the running children with the servers of a new
+// config: it returns the children to run, in the new config's order, those
+// of them that are new, and those to stop.
+func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, added []*child, retired []retiring) {
+	byKey := make(map[string]*child, len(old))
+	for _, c := range old {
+		byKey[c.key] = c
+	}
+	kept := make(map[*child]bool, len(old))
+	for _, s := range servers {
+		c, ok := byKey[s.Key]
+		if ok && c.server.Same(s) {
+			next = append(next, c)
+			kept[c] = true
+			continue
+		}
+		if ok {
+			retired = append(retired, retiring{c, "changed in the config: " + changeOf(c.server, s)})
+			kept[c] = true // not "removed" below
+		}
+		nc := newChild(a, s)
+		nc.quiet = true // Reload announces what changed, once
+		next, added = append(next, nc), append(added, nc)
+	}
+	for _, c := range old {
+		if !kept[c] {
+			retired = append(retired, retiring{c, "removed from the config"})
+		}
+	}
+	return next, added, retired
+}
+
+// changeOf says what differs between two entries of one key.
+func changeOf(was, now config.Server) string {
+	var what []string
+	if was.Command != now.Command {
+		what = append(what, "command")
+	}
+	if !slices.Equal(was.Args, now.Args) {
+		what = append(what, "args")
+	}
+	if !slices.Equal(was.Env, now.Env) {
+		what = append(what, "env")
+	}
+	return strings.Join(what, ", ")
+}
+
+// startAdded spawns the children a reload added and opens their sessions
+// as the client's were opened, once the client's session has begun (until
+// then, Serve and the client's first request start them as every other).
+// It returns those whose sessions it started.
+func (a *Aggregator) startAdded(added []*child) []*child {
+	if !a.serving {
+		return nil
+	}
+	for _, c := range added {
+		c.up = a.client.conn.NewLane()
+		go c.spawn()
+	}
+	plan := a.plan.Load()
+	if plan == nil {
+		return nil
+	}
+	for _, c := range added {
+		a.goServe(func() { c.startSession(*plan) })
+	}
+	return added
+}
+
+// listsTouched says which lists a reload may have changed beyond the
+// registry's (which compares itself): resources, of servers that declared
+// them.
+type listsTouched struct{ resources bool }
+
+func (t listsTouched) or(caps childCapabilities) listsTouched {
+	return listsTouched{resources: t.resources || caps.resources}
+}
+
+func retiredLists(retired []retiring) listsTouched {
+	var t listsTouched
+	for _, r := range retired {
+		if r.c.running() {
+			t = t.or(r.c.capabilities())
+		}
+	}
+	return t
+}
+
+// announceReload tells the client, once, of each list a reload changed.
+func (a *Aggregator) announceReload(before *registry, touched listsTouched) {
+	after := a.reg.Load()
+	if !bytes.Equal(before.toolsResult, after.toolsResult) {
+		a.tellClient("notifications/tools/list_changed")
+	}
+	if !bytes.Equal(before.promptsResult, after.promptsResult) {
+		a.tellClient("notifications/prompts/list_changed")
+	}
+	if touched.resources {
+		a.tellClient("notifications/resources/list_changed")
+	}
+}
+
+// retire stops the child for a reload that removed or changed its entry:
+// politely, as at shutdown (hurried if the shutdown is), but its calls in
+// flight end at once with an error naming it and the reload, its requests
+// to the client are cancelled and its unfinished tasks fail. Its lists
+// leave with no announcement of their own: Reload makes one for all.
+// spawned says whether it was ever spawned (Serve had begun).
+func (c *child) retire(why string, spawned bool) {
+	err := c.errorf("was stopped: %s (config reloaded)", why)
+	c.mu.Lock()
+	live := c.state != stateFailed && c.state != stateStopped
+	if live {
+		c.state, c.failure = stateStopped, err
+		close(c.ended)
+	}
+	c.mu.Unlock()
+	if !spawned {
+		return
+	}
+	<-c.spawned
+	if live {
+		for _, r := range c.incoming.takeAll() {
+			r.cancel(err)
+		}
+		c.failTasks(err)
+		c.markInited()
+		c.markReady()
+	}
+	if c.conn == nil {
+		return
+	}
+	c.conn.Close(err)
+	c.stopProcess()
+}
