@@ -23,6 +23,9 @@
 //	--max-message-size SIZE  the longest message, either way (default 256MiB;
 //	                         0: no limit): a longer one from the client gets
 //	                         an error, a server that sends one is dropped
+//	--reload-poll DUR        how often the config file is looked at for edits,
+//	                         which apply while the client stays connected
+//	                         (default 2s; 0: only on SIGHUP)
 //	--registered-as NAME     the aggregator's name in the client's config, or
 //	                         its length: names fit the client's limit with its
 //	                         prefix (default: up to 16 characters)
@@ -101,6 +104,9 @@ Flags:
                          the longest message, either way (default 256MiB;
                          0: no limit): a longer one from the client gets an
                          error, a server that sends one is dropped
+  --reload-poll DUR      how often the config file is looked at for edits,
+                         applied while the client stays connected (default
+                         2s; 0: only on SIGHUP)
   --registered-as NAME   the name the aggregator has in the client's config
                          (or its length): tool names are made to fit the
                          client's limit with its prefix (default: 16 characters)
@@ -180,7 +186,7 @@ func writeWithin(w io.Writer, s string, d time.Duration) {
 // flags are the command line's settings.
 type flags struct {
 	configPath, separator, name string
-	startupTimeout              time.Duration
+	startupTimeout, reloadPoll  time.Duration
 	probeTimeout, inputTimeout  time.Duration
 	maxMessage, serverNameLen   int
 	check, debug, showVersion   bool
@@ -219,7 +225,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
 // newFlagSet defines the flags into f; valueErr receives the error of a
 // flag value that does not parse, in our own words.
 func newFlagSet() (*flags, *flag.FlagSet, *error) {
-	f := &flags{startupTimeout: 30 * time.Second, maxMessage: defaultMaxMessage,
+	f := &flags{startupTimeout: 30 * time.Second, reloadPoll: defaultReloadPoll, maxMessage: defaultMaxMessage,
 		probeTimeout: aggregator.DefaultProbeTimeout, inputTimeout: aggregator.DefaultInputTimeout}
 	valueErr := new(error)
 	fs := flag.NewFlagSet("mcp-simple-aggregator", flag.ContinueOnError)
@@ -242,6 +248,13 @@ func newFlagSet() (*flags, *flag.FlagSet, *error) {
 	}
 	value("startup-timeout", func(v string) (err error) {
 		f.startupTimeout, err = parseTimeout(v)
+		return err
+	})
+	value("reload-poll", func(v string) (err error) {
+		f.reloadPoll, err = time.ParseDuration(v)
+		if err == nil && f.reloadPoll < 0 {
+			err = errors.New("must not be negative (0 looks only on SIGHUP)")
+		}
 		return err
 	})
 	value("probe-timeout", func(v string) (err error) {
@@ -306,7 +319,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if keySep == "" {
 		keySep = ":"
 	}
-	cfg, err := config.Load(f.configPath, config.Options{Separator: keySep})
+	opts := config.Options{Separator: keySep}
+	watcher := config.NewWatcher(f.configPath, opts) // before Load: an edit in between is seen
+	cfg, err := config.Load(f.configPath, opts)
 	if err != nil {
 		return err
 	}
@@ -350,7 +365,42 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return nil
 	}
-	return agg.Serve(ctx, stdin, stdout)
+	followCtx, stopFollowing := context.WithCancel(ctx)
+	followed := followConfig(followCtx, watcher, f, log, agg)
+	err = agg.Serve(ctx, stdin, stdout)
+	stopFollowing()
+	<-followed
+	return err
+}
+
+// defaultReloadPoll is the default of --reload-poll.
+const defaultReloadPoll = 2 * time.Second
+
+// followConfig applies the edits of the config file while the client stays
+// connected (aggregator.Reload): the file is looked at every --reload-poll
+// and at once on SIGHUP. A file that no longer loads changes nothing: one
+// warning names every problem, and the next good save applies. It returns
+// a channel closed once it has stopped, after ctx ends.
+func followConfig(ctx context.Context, w *config.Watcher, f flags, log *aggregator.Logger, agg *aggregator.Aggregator) <-chan struct{} {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP) // never comes on Windows: the poll does
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer signal.Stop(hup)
+		w.Run(ctx, f.reloadPoll, hup, func(cfg *config.Config, err error) {
+			if err != nil {
+				log.Warnf("the config changed but was not applied; the servers keep running as they were: %v", err)
+				return
+			}
+			for _, w := range cfg.Warnings {
+				log.Warnf("%s", w)
+			}
+			log.Debugf("config %s read again", f.configPath)
+			agg.Reload(cfg.Servers)
+		})
+	}()
+	return done
 }
 
 // serverStarter returns the aggregator's Start: each server started with

@@ -22,9 +22,10 @@ func NewWatcher(path string, opts Options) *Watcher {
 	return &Watcher{path: path, opts: opts, last: last}
 }
 
-// Run follows the file while ctx lasts: every interval it looks at the
-// file (os.Stat: which file the path leads to, its size and modification
-// time), and at once whenever poke receives (SIGHUP, say). When the file
+// Run follows the file while ctx lasts: every interval (none when it is
+// not positive) it looks at the file (os.Stat: which file the path leads
+// to, its size and modification time), and at once whenever poke receives
+// (SIGHUP, say). When the file
 // changed (a save in place, or a new file renamed over it, as editors
 // save), or on every poke, it is loaded again and reload is called with
 // the new Config, or with the error of a file that no longer loads (the
@@ -33,15 +34,19 @@ func NewWatcher(path string, opts Options) *Watcher {
 // next interval. reload runs on Run's goroutine, one call at a time. Run
 // returns when ctx ends. A stat each interval is all it costs while
 // nothing changes.
-func (w *Watcher) Run(ctx context.Context, interval time.Duration, poke <-chan struct{}, reload func(*Config, error)) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
+func (w *Watcher) Run(ctx context.Context, interval time.Duration, poke <-chan os.Signal, reload func(*Config, error)) {
+	var ticks <-chan time.Time
+	if interval > 0 {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		ticks = tick.C
+	}
 	for {
 		forced := false
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-ticks:
 		case <-poke:
 			forced = true
 		}

@@ -17,14 +17,14 @@ type reloaded struct {
 // watch starts a Watcher on a new file holding content, looking every
 // millisecond, and returns the file's path, the poke channel and what
 // reload is called with.
-func watch(t *testing.T, content string) (string, chan struct{}, chan reloaded) {
+func watch(t *testing.T, content string) (string, chan os.Signal, chan reloaded) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	poke, got := make(chan struct{}), make(chan reloaded, 10)
+	poke, got := make(chan os.Signal), make(chan reloaded, 10)
 	done := make(chan struct{})
 	w := NewWatcher(path, Options{LookupEnv: func(string) (string, bool) { return "", false }})
 	go func() {
@@ -113,11 +113,11 @@ func TestWatchFollowsTheFile(t *testing.T) {
 // A poke reloads the file even when it did not change, and only once.
 func TestWatchReloadsOnPoke(t *testing.T) {
 	_, poke, got := watch(t, one)
-	poke <- struct{}{}
+	poke <- os.Interrupt
 	if s := serversOf(t, next(t, got)); s != "a=x" {
 		t.Errorf("after a poke: %s", s)
 	}
-	poke <- struct{}{} // handed over: the first poke's reload has returned
+	poke <- os.Interrupt // handed over: the first poke's reload has returned
 	next(t, got)
 	select {
 	case r := <-got:

@@ -67,11 +67,11 @@ type tasksReport struct {
 			Cancel  tasksTask `json:"cancel"`
 			Get     tasksTask `json:"get"`
 		} `json:"aggregatorCancel"`
-		DirectSampling         tasksClientSide `json:"directSampling"`
-		AggregatorSampling     tasksClientSide `json:"aggregatorSampling"`
-		DirectElicitation      tasksClientSide `json:"directElicitation"`
-		AggregatorElicitation  tasksClientSide `json:"aggregatorElicitation"`
-		DirectUnknownTask      tasksRPCError   `json:"directUnknownTask"`
+		DirectSampling           tasksClientSide `json:"directSampling"`
+		AggregatorSampling       tasksClientSide `json:"aggregatorSampling"`
+		DirectElicitation        tasksClientSide `json:"directElicitation"`
+		AggregatorElicitation    tasksClientSide `json:"aggregatorElicitation"`
+		DirectUnknownTask        tasksRPCError   `json:"directUnknownTask"`
 		StatusWhileResultPending struct {
 			Direct, Aggregator string
 		} `json:"statusWhileResultPending"`
