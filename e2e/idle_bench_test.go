@@ -12,12 +12,20 @@ import (
 // alone for 20 s (MCP_BENCH_IDLE, a duration, to change it) and its CPU
 // time and context switches over that time are read from /proc (the
 // aggregator's process, not its children's). The target: no periodic
-// wake-ups, so about nothing (the Go runtime's own background work
-// aside). Each op is one such idle period.
+// wake-ups but the config file's poll (a stat every 2 s), so about
+// nothing (the Go runtime's own background work aside). Each op is one
+// such idle period: polled, as by default, and not polled (--reload-poll
+// 0).
 //
 //	go test -run '^$' -bench Idle -benchtime 1x ./e2e/
 func BenchmarkIdle10Children(b *testing.B) {
 	skipUnderRace(b)
+	for _, way := range []struct{ name, poll string }{{"polled", "2s"}, {"unpolled", "0"}} {
+		b.Run(way.name, func(b *testing.B) { idleBench(b, "--reload-poll", way.poll) })
+	}
+}
+
+func idleBench(b *testing.B, flags ...string) {
 	idle := 20 * time.Second
 	if s := os.Getenv("MCP_BENCH_IDLE"); s != "" {
 		d, err := time.ParseDuration(s)
@@ -27,7 +35,7 @@ func BenchmarkIdle10Children(b *testing.B) {
 		idle = d
 	}
 	cfg, _ := tenChildren(b)
-	c := startBench(b, "aggregator", aggregatorBin, "--config", cfg)
+	c := startBench(b, "aggregator", append([]string{aggregatorBin, "--config", cfg}, flags...)...)
 	c.handshake("{}")
 	c.call(newRequest("tools/list", ""))
 	var cpu, switches float64
