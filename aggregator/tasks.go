@@ -3,7 +3,6 @@ package aggregator
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -98,64 +97,6 @@ func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*ta
 	}
 	a.maybeSweepTasks()
 	return t, true
-}
-
-// maxTasksPerServer bounds the tasks of one server that the aggregator
-// maps; makeRoom forgets an eighth of them when it is passed. (A variable
-// for the tests.)
-var maxTasksPerServer = 4096
-
-// makeRoom forgets the oldest eighth of the child's tasks, finished ones
-// first, and remembers their ids for the error a later use of them gets.
-func (a *Aggregator) makeRoom(c *child) {
-	ts := c.tasks.all()
-	slices.SortFunc(ts, func(x, y *task) int {
-		if tx, ty := x.isTerminal(), y.isTerminal(); tx != ty {
-			if tx {
-				return -1
-			}
-			return 1
-		}
-		return int(x.seq - y.seq)
-	})
-	for _, t := range ts[:max(len(ts)/8, 1)] {
-		a.forgetTask(t)
-		a.tasks.evicted.add(t.id, c.key)
-	}
-	a.log.Debugf("server %q: more than %d tasks known; the oldest %d forgotten", c.key, maxTasksPerServer, max(len(ts)/8, 1))
-}
-
-// evictedTasks remembers, for the error a later use gets, the ids of the
-// last maxEvictedKept tasks forgotten to make room, with their server.
-type evictedTasks struct {
-	mu    sync.Mutex // protects the fields below
-	key   map[string]string
-	order []string // oldest first
-}
-
-const maxEvictedKept = 4096
-
-func (e *evictedTasks) add(id, serverKey string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.key == nil {
-		e.key = make(map[string]string)
-	}
-	if len(e.order) >= maxEvictedKept {
-		delete(e.key, e.order[0])
-		e.order = e.order[1:]
-	}
-	e.key[id] = serverKey
-	e.order = append(e.order, id)
-}
-
-// server returns the key of the server whose task id was forgotten to make
-// room, if it was.
-func (e *evictedTasks) server(id string) (string, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k, ok := e.key[id]
-	return k, ok
 }
 
 // maybeSweepTasks sweeps both task tables every sweepEvery ids handed out.
@@ -303,15 +244,6 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	}
 	c.task = t
 	return to(t.child, params), nil
-}
-
-// unknownTask is the message of -32602 for a task id the aggregator does
-// not map (any more).
-func (a *Aggregator) unknownTask(id string) string {
-	if key, ok := a.tasks.evicted.server(id); ok {
-		return fmt.Sprintf("Invalid params: unknown task %q: server %q had more than %d tasks, and mcp-simple-aggregator forgot its oldest to make room", id, key, maxTasksPerServer)
-	}
-	return "Invalid params: unknown task " + strconv.Quote(id) + " (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"
 }
 
 // taskState is the modifyResponse hook of tasks/get and tasks/cancel,
