@@ -105,6 +105,9 @@ Flags:
   --debug                log debugging details to stderr
   --version              print the version and exit
   --help                 print this text and exit
+
+Config file: README.md#configure. Flags: README.md#flags. Errors:
+README.md#errors-you-may-meet. Each client: README.md#use-it-from-your-client.
 `
 
 // exitError carries an exit status other than 1.
@@ -146,7 +149,7 @@ func main() {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		writeWithin(os.Stderr, fmt.Sprintf("mcp-simple-aggregator: %v\n", err), exitLogWait)
+		writeWithin(os.Stderr, exitMessage(err), exitLogWait)
 	} else {
 		code = 0
 	}
@@ -323,7 +326,7 @@ var flagNameInError = regexp.MustCompile(`(^|[ :])-{1,2}([a-z][a-z-]*)`)
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	f, err := parseFlags(args, stdout, stderr)
 	if err != nil {
-		return err
+		return explained(err, "flags")
 	}
 	if f.showVersion {
 		fmt.Fprintf(stdout, "mcp-simple-aggregator %s\n", programVersion())
@@ -338,7 +341,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg, err := config.Load(f.configPath, config.Options{Separator: keySep})
 	if err != nil {
-		return err
+		return explained(err, "configure")
 	}
 	for _, w := range cfg.Warnings {
 		log.Warnf("%s", w)
@@ -350,7 +353,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		chain, err = chain.Join(f.configPath)
 	}
 	if err != nil {
-		return err
+		return explained(err, "behaviour-you-can-rely-on")
 	}
 	watchdog := startWatchdog(log)
 	defer func() {
@@ -375,17 +378,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	})
 	if f.check {
 		if !agg.Check(ctx, stdout) {
-			return errCheckFailed
+			return explained(errCheckFailed, "errors-you-may-meet")
 		}
 		return nil
 	}
-	return agg.Serve(ctx, stdin, stdout)
+	return explained(agg.Serve(ctx, stdin, stdout), "errors-you-may-meet")
 }
 
 // serverStarter returns the aggregator's Start: each server started with
 // the chain of configs above it in its environment, its stderr logged and
 // its process group told to the watchdog.
 func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog) func(config.Server) (aggregator.Process, error) {
+	found := newFoundLog(log)
 	return func(s config.Server) (aggregator.Process, error) {
 		p, err := stdio.Start(stdio.Spec{
 			Key:      s.Key,
@@ -394,9 +398,10 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 			Env:      append(s.Environ(os.Environ()), chain.Env()),
 			Stderr:   log,
 			Watchdog: watchdog,
+			FoundIn:  found.of(s),
 		})
 		if err != nil {
-			return nil, err // a nil *stdio.Process would be a non-nil Process
+			return nil, explainStart(err) // a nil *stdio.Process would be a non-nil Process
 		}
 		return p, nil
 	}
