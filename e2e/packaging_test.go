@@ -94,8 +94,15 @@ func TestPackagingClaudeDesktopBundle(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("the bundle's linux binary is for linux/amd64, not %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-	// Start it as a host does on linux: mcp_config with linux's
-	// overrides, ${__dirname} the unpacked bundle, the user's file chosen.
+	startAsHost(t, cfg, unpacked, key)
+}
+
+// startAsHost starts the server of an unpacked bundle as a host does on
+// linux: mcp_config with linux's overrides, ${__dirname} the unpacked
+// bundle, a config file the user's choice for user_config key; then it
+// makes a real session through it.
+func startAsHost(t *testing.T, cfg mcpbConfig, unpacked, key string) {
+	t.Helper()
 	if o, ok := cfg.PlatformOverrides["linux"]; ok && o.Command != "" {
 		cfg.Command = o.Command
 	}
@@ -121,35 +128,53 @@ func TestPackagingClaudeDesktopBundle(t *testing.T) {
 	}
 }
 
-func TestPackagingNPMInstallOffline(t *testing.T) {
-	dir, _ := releaseOutput(t)
-	npm := requireNPM(t)
+// npmTools returns the paths of npm and npx.
+func npmTools(t *testing.T) (npm, npx string) {
+	t.Helper()
+	npm = requireNPM(t)
 	npx, err := exec.LookPath("npx")
 	if err != nil {
 		skipUnlessCI(t, "npx is not installed: %v", err)
 	}
-	// A fresh folder and an empty npm cache: nothing may come from a
-	// registry, or from an earlier install.
-	app := t.TempDir()
+	return npm, npx
+}
+
+// npmInstallOffline installs tarballs into a fresh folder with an empty
+// npm cache, so that nothing can come from a registry or an earlier
+// install, and returns the folder and the environment npm ran with.
+func npmInstallOffline(t *testing.T, npm string, flags []string, tarballs ...string) (app string, env []string) {
+	t.Helper()
+	app = t.TempDir()
 	if err := os.WriteFile(filepath.Join(app, "package.json"), []byte(`{"private": true}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "npm_config_cache="+t.TempDir(), "npm_config_update_notifier=false")
-	platform := platformTarball(testVersion, runtime.GOOS, runtime.GOARCH)
-	runTool(t, app, env, npm, "install", "--offline", "--no-audit", "--no-fund",
-		filepath.Join(dir, launcherTarball(testVersion)), filepath.Join(dir, platform))
+	env = append(os.Environ(), "npm_config_cache="+t.TempDir(), "npm_config_update_notifier=false")
+	args := append([]string{"install", "--offline", "--no-audit", "--no-fund"}, flags...)
+	runTool(t, app, env, npm, append(args, tarballs...)...)
+	return app, env
+}
+
+func TestPackagingNPMInstallOffline(t *testing.T) {
+	dir, _ := releaseOutput(t)
+	npm, npx := npmTools(t)
+	launcher := filepath.Join(dir, launcherTarball(testVersion))
+	platform := filepath.Join(dir, platformTarball(testVersion, runtime.GOOS, runtime.GOARCH))
+	app, env := npmInstallOffline(t, npm, nil, launcher, platform)
 	installed, err := os.ReadDir(filepath.Join(app, "node_modules", "@mcp-simple-aggregator"))
 	if err != nil || len(installed) != 1 || installed[0].Name() != npmPlatform(runtime.GOOS, runtime.GOARCH) {
 		t.Fatalf("node_modules/@mcp-simple-aggregator holds %v (%v), want this platform's package only", installed, err)
+	}
+	npxRun := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(npx, append([]string{"--offline", "-y", "mcp-simple-aggregator"}, args...)...)
+		cmd.Dir, cmd.Env = app, env
+		return cmd
 	}
 
 	if out := runTool(t, app, env, npx, "--offline", "-y", "mcp-simple-aggregator", "--version"); out != "mcp-simple-aggregator "+testVersion+"\n" {
 		t.Errorf("npx mcp-simple-aggregator --version printed %q", out)
 	}
-
 	t.Run("exit status", func(t *testing.T) {
-		cmd := exec.Command(npx, "--offline", "-y", "mcp-simple-aggregator")
-		cmd.Dir, cmd.Env = app, env
+		cmd := npxRun()
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
@@ -157,11 +182,8 @@ func TestPackagingNPMInstallOffline(t *testing.T) {
 			t.Errorf("without --config: exit %d (%v), stderr:\n%s\nwant exit 2 and the usage error", code, err, stderr.String())
 		}
 	})
-
 	t.Run("session", func(t *testing.T) {
-		cmd := exec.Command(npx, "--offline", "-y", "mcp-simple-aggregator", "--config", writeConfig(t, ts("alpha")))
-		cmd.Dir, cmd.Env = app, env
-		s := startCmd(t, cmd)
+		s := startCmd(t, npxRun("--config", writeConfig(t, ts("alpha"))))
 		if v := parseInit(t, s.initialize("2025-11-25", "{}")).ServerInfo.Version; v != testVersion {
 			t.Errorf("serverInfo.version %q, want %q", v, testVersion)
 		}
@@ -173,35 +195,59 @@ func TestPackagingNPMInstallOffline(t *testing.T) {
 			t.Errorf("npx exited with %v after stdin closed", s.err)
 		}
 	})
-
 	t.Run("SIGTERM", func(t *testing.T) {
+		launcherForwardsSIGTERM(t, filepath.Join(app, "node_modules", ".bin", "mcp-simple-aggregator"), env)
+	})
+	t.Run("global install", func(t *testing.T) {
+		prefix := t.TempDir()
+		npmInstallOffline(t, npm, []string{"--global", "--prefix", prefix}, launcher, platform)
+		bin := filepath.Join(prefix, "bin", "mcp-simple-aggregator")
 		if runtime.GOOS == "windows" {
-			t.Skip("no SIGTERM to forward on Windows")
+			bin = filepath.Join(prefix, "mcp-simple-aggregator.cmd")
 		}
-		// The launcher alone, as npx runs it: SIGTERM to it reaches the
-		// binary, which stops its servers and exits 0, and so does it.
-		launcher := filepath.Join(app, "node_modules", ".bin", "mcp-simple-aggregator")
-		cmd := exec.Command(launcher, "--config", writeConfig(t, ts("alpha")))
-		cmd.Env = env
-		s := startCmd(t, cmd)
-		s.initialize("2025-11-25", "{}")
-		binaries := childPIDs(t, cmd.Process.Pid)
-		if len(binaries) != 1 {
-			t.Fatalf("the launcher has %d children, want 1 (the binary)", len(binaries))
-		}
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-s.exited:
-		case <-time.After(waitLimit):
-			t.Fatal("the launcher did not exit after SIGTERM")
-		}
-		if s.err != nil {
-			t.Errorf("the launcher ended with %v after SIGTERM, want exit status 0 (the binary's)", s.err)
-		}
-		if alive(binaries[0]) {
-			t.Errorf("the binary (pid %d) outlived the launcher", binaries[0])
+		if out := runTool(t, "", env, bin, "--version"); out != "mcp-simple-aggregator "+testVersion+"\n" {
+			t.Errorf("the globally installed mcp-simple-aggregator --version printed %q", out)
 		}
 	})
+	t.Run("without its platform package", func(t *testing.T) {
+		app, env := npmInstallOffline(t, npm, nil, launcher)
+		cmd := exec.Command(filepath.Join(app, "node_modules", ".bin", "mcp-simple-aggregator"), "--version")
+		cmd.Env = env
+		out, _ := cmd.CombinedOutput()
+		want := "mcp-simple-aggregator: no binary for " + npmPlatform(runtime.GOOS, runtime.GOARCH) + ": the package @mcp-simple-aggregator/"
+		if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.HasPrefix(string(out), want) {
+			t.Errorf("exit %d, output:\n%s\nwant exit 1 and %q...", code, out, want)
+		}
+	})
+}
+
+// launcherForwardsSIGTERM starts the launcher alone, as npx runs it, and
+// checks that SIGTERM to it reaches the binary, which stops its servers
+// and exits 0, and that the launcher then exits 0 too.
+func launcherForwardsSIGTERM(t *testing.T, launcher string, env []string) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM to forward on Windows")
+	}
+	cmd := exec.Command(launcher, "--config", writeConfig(t, ts("alpha")))
+	cmd.Env = env
+	s := startCmd(t, cmd)
+	s.initialize("2025-11-25", "{}")
+	binaries := childPIDs(t, cmd.Process.Pid)
+	if len(binaries) != 1 {
+		t.Fatalf("the launcher has %d children, want 1 (the binary)", len(binaries))
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(waitLimit):
+		t.Fatal("the launcher did not exit after SIGTERM")
+	}
+	if s.err != nil {
+		t.Errorf("the launcher ended with %v after SIGTERM, want exit status 0 (the binary's)", s.err)
+	}
+	if alive(binaries[0]) {
+		t.Errorf("the binary (pid %d) outlived the launcher", binaries[0])
+	}
 }
