@@ -115,6 +115,9 @@ Flags:
   --debug                log debugging details to stderr
   --version              print the version and exit
   --help                 print this text and exit
+
+Config file: README.md#configure. Flags: README.md#flags. Errors:
+README.md#errors-you-may-meet. Each client: README.md#use-it-from-your-client.
 `
 
 // exitError carries an exit status other than 1.
@@ -156,7 +159,7 @@ func main() {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		writeWithin(os.Stderr, fmt.Sprintf("mcp-simple-aggregator: %v\n", err), exitLogWait)
+		writeWithin(os.Stderr, exitMessage(err), exitLogWait)
 	} else {
 		code = 0
 	}
@@ -306,7 +309,7 @@ var flagNameInError = regexp.MustCompile(`(^|[ :])-{1,2}([a-z][a-z-]*)`)
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	f, err := parseFlags(args, stdout, stderr)
 	if err != nil {
-		return err
+		return explained(err, "flags")
 	}
 	if f.showVersion {
 		fmt.Fprintf(stdout, "mcp-simple-aggregator %s\n", programVersion())
@@ -323,7 +326,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	watcher := config.NewWatcher(f.configPath, opts) // before Load: an edit in between is seen
 	cfg, err := config.Load(f.configPath, opts)
 	if err != nil {
-		return err
+		return explained(err, "configure")
 	}
 	for _, w := range cfg.Warnings {
 		log.Warnf("%s", w)
@@ -335,7 +338,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		chain, err = chain.Join(f.configPath)
 	}
 	if err != nil {
-		return err
+		return explained(err, "behaviour-you-can-rely-on")
 	}
 	watchdog := startWatchdog(log)
 	defer func() {
@@ -361,7 +364,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	})
 	if f.check {
 		if !agg.Check(ctx, stdout) {
-			return errCheckFailed
+			return explained(errCheckFailed, "errors-you-may-meet")
 		}
 		return nil
 	}
@@ -370,43 +373,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	err = agg.Serve(ctx, stdin, stdout)
 	stopFollowing()
 	<-followed
-	return err
-}
-
-// defaultReloadPoll is the default of --reload-poll.
-const defaultReloadPoll = 2 * time.Second
-
-// followConfig applies the edits of the config file while the client stays
-// connected (aggregator.Reload): the file is looked at every --reload-poll
-// and at once on SIGHUP. A file that no longer loads changes nothing: one
-// warning names every problem, and the next good save applies. It returns
-// a channel closed once it has stopped, after ctx ends.
-func followConfig(ctx context.Context, w *config.Watcher, f flags, log *aggregator.Logger, agg *aggregator.Aggregator) <-chan struct{} {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP) // never comes on Windows: the poll does
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer signal.Stop(hup)
-		w.Run(ctx, f.reloadPoll, hup, func(cfg *config.Config, err error) {
-			if err != nil {
-				log.Warnf("the config changed but was not applied; the servers keep running as they were: %v", err)
-				return
-			}
-			for _, w := range cfg.Warnings {
-				log.Warnf("%s", w)
-			}
-			log.Debugf("config %s read again", f.configPath)
-			agg.Reload(cfg.Servers)
-		})
-	}()
-	return done
+	return explained(err, "errors-you-may-meet")
 }
 
 // serverStarter returns the aggregator's Start: each server started with
 // the chain of configs above it in its environment, its stderr logged and
 // its process group told to the watchdog.
 func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog) func(config.Server) (aggregator.Process, error) {
+	found := newFoundLog(log)
 	return func(s config.Server) (aggregator.Process, error) {
 		p, err := stdio.Start(stdio.Spec{
 			Key:      s.Key,
@@ -415,9 +389,10 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 			Env:      append(s.Environ(os.Environ()), chain.Env()),
 			Stderr:   log,
 			Watchdog: watchdog,
+			FoundIn:  found.of(s),
 		})
 		if err != nil {
-			return nil, err // a nil *stdio.Process would be a non-nil Process
+			return nil, explainStart(err) // a nil *stdio.Process would be a non-nil Process
 		}
 		return p, nil
 	}

@@ -145,9 +145,17 @@ type session struct {
 // start runs the aggregator with flags and waits for nothing.
 func start(t testing.TB, flags ...string) *session {
 	t.Helper()
+	cmd := exec.Command(aggregatorBin, flags...)
+	cmd.Env = append(os.Environ(), quickRaceExit)
+	return startCmd(t, cmd)
+}
+
+// startCmd runs cmd, the aggregator or a launcher of it (npm's, an
+// unpacked bundle's), as start does.
+func startCmd(t testing.TB, cmd *exec.Cmd) *session {
+	t.Helper()
 	s := &session{t: t, taken: make(map[*msg]bool), updated: make(chan struct{}), nextID: 100, exited: make(chan struct{})}
-	s.cmd = exec.Command(aggregatorBin, flags...)
-	s.cmd.Env = append(os.Environ(), quickRaceExit)
+	s.cmd = cmd
 	var err error
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)

@@ -8,8 +8,9 @@ import (
 )
 
 // A mistake on the command line or in the config says what is wrong, in
-// the words of the usage text (flags with two dashes), with the last line
-// of stderr, and exits 2 (flags) or 1 (config).
+// the words of the usage text (flags with two dashes), on the last line of
+// stderr but one, points to the README section that explains it on the
+// last, and exits 2 (flags) or 1 (config).
 func TestCLIErrorMessages(t *testing.T) {
 	cfg := writeConfig(t, ts("alpha"))
 	typo := filepath.Join(t.TempDir(), "typo.json")
@@ -33,9 +34,14 @@ func TestCLIErrorMessages(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
 			r := runToExit(t, nil, "", tc.args...)
+			section := "flags"
+			if tc.code == 1 {
+				section = "configure"
+			}
+			want := "mcp-simple-aggregator: " + tc.want + "\nmcp-simple-aggregator: see README.md#" + section
 			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
-			if last := lines[len(lines)-1]; r.code != tc.code || last != "mcp-simple-aggregator: "+tc.want {
-				t.Errorf("exit %d, last stderr line:\n %q\nwant exit %d and\n %q", r.code, last, tc.code, "mcp-simple-aggregator: "+tc.want)
+			if last := strings.Join(lines[max(len(lines)-2, 0):], "\n"); r.code != tc.code || last != want {
+				t.Errorf("exit %d, last stderr lines:\n %q\nwant exit %d and\n %q", r.code, last, tc.code, want)
 			}
 		})
 	}

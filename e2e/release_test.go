@@ -12,6 +12,7 @@ import (
 	"debug/macho"
 	"debug/pe"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -24,7 +25,8 @@ import (
 )
 
 // releaseLimit bounds one run of .ci/release, a deadlock watchdog: its six
-// cross-builds take about 70 s from a cold build cache on two cores, 4 s warm.
+// cross-builds take about 70 s from a cold build cache on two cores, 4 s
+// warm, and packing the bundle and the seven npm packages some 10 s more.
 const releaseLimit = 5 * time.Minute
 
 // releaseTargets are the platforms .ci/release builds, in its order.
@@ -36,14 +38,14 @@ var releaseTargets = []struct{ goos, goarch string }{
 
 func TestReleaseScript(t *testing.T) {
 	t.Run("VERSION", func(t *testing.T) {
-		env := append(environWithout("VERSION"), "VERSION=v9.9.9-test")
-		dir, stdout := runRelease(t, env)
-		checkRelease(t, dir, stdout, "v9.9.9-test")
+		dir, stdout := releaseOutput(t)
+		checkRelease(t, dir, stdout, testVersion)
 	})
 	t.Run("git describe", func(t *testing.T) {
 		if _, err := exec.LookPath("git"); err != nil {
 			t.Skip("git is not installed")
 		}
+		requireNPM(t)
 		// Others may edit the tree meanwhile: -dirty may come or go.
 		before := gitDescribe(t)
 		dir, stdout := runRelease(t, environWithout("VERSION"))
@@ -73,11 +75,22 @@ func gitDescribe(t *testing.T) string {
 // environment, and returns the directory and what the script printed.
 func runRelease(t *testing.T, env []string) (dir, stdout string) {
 	t.Helper()
-	script, err := filepath.Abs(filepath.Join("..", ".ci", "release"))
+	dir = t.TempDir()
+	stdout, took, err := runReleaseScript(dir, env)
+	t.Logf(".ci/release took %v", took.Round(time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir = t.TempDir()
+	return dir, stdout
+}
+
+// runReleaseScript runs .ci/release into dir with env as its whole
+// environment, and returns what it printed and how long it took.
+func runReleaseScript(dir string, env []string) (stdout string, took time.Duration, err error) {
+	script, err := filepath.Abs(filepath.Join("..", ".ci", "release"))
+	if err != nil {
+		return "", 0, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, script, dir)
@@ -87,14 +100,14 @@ func runRelease(t *testing.T, env []string) (dir, stdout string) {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
 	err = cmd.Run()
-	t.Logf(".ci/release took %v", time.Since(start).Round(time.Millisecond))
+	took = time.Since(start)
 	if ctx.Err() != nil {
-		t.Fatalf(".ci/release did not finish within %v; stderr:\n%s", releaseLimit, errOut.String())
+		return "", took, fmt.Errorf(".ci/release did not finish within %v; stderr:\n%s", releaseLimit, errOut.String())
 	}
 	if err != nil {
-		t.Fatalf(".ci/release: %v; stderr:\n%s", err, errOut.String())
+		return "", took, fmt.Errorf(".ci/release: %w; stderr:\n%s", err, errOut.String())
 	}
-	return dir, out.String()
+	return out.String(), took, nil
 }
 
 // archiveName is the archive .ci/release makes for a target: windows gets
@@ -107,14 +120,21 @@ func archiveName(version, goos, goarch string) string {
 	return "mcp-simple-aggregator_" + version + "_" + goos + "_" + goarch + ext
 }
 
-// checkRelease checks the output of .ci/release in dir: the archives, their
-// sums, their contents and the binaries in them.
+// checkRelease checks the output of .ci/release in dir: the archives, the
+// bundle and the npm packages, their sums, their contents and the binaries
+// in them.
 func checkRelease(t *testing.T, dir, stdout, version string) {
 	t.Helper()
 	var want, printed []string
 	for _, tg := range releaseTargets {
 		want = append(want, archiveName(version, tg.goos, tg.goarch))
-		printed = append(printed, filepath.Join(dir, want[len(want)-1]))
+	}
+	want = append(want, bundleName, launcherTarball(version))
+	for _, tg := range releaseTargets {
+		want = append(want, platformTarball(version, tg.goos, tg.goarch))
+	}
+	for _, name := range want {
+		printed = append(printed, filepath.Join(dir, name))
 	}
 	printed = append(printed, filepath.Join(dir, "SHA256SUMS"))
 	if got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"); !slices.Equal(got, printed) {
@@ -132,6 +152,8 @@ func checkRelease(t *testing.T, dir, stdout, version string) {
 		t.Fatalf("OUTDIR holds %q, want %q", got, wantAll)
 	}
 	checkSums(t, dir, want)
+	checkBundleArchive(t, filepath.Join(dir, bundleName), version)
+	checkNPMTarballs(t, dir, version)
 	for i, tg := range releaseTargets {
 		base := strings.TrimSuffix(strings.TrimSuffix(want[i], ".tar.gz"), ".zip")
 		bin := base + "/mcp-simple-aggregator"
@@ -202,8 +224,8 @@ type archived struct {
 	data []byte
 }
 
-// readArchive returns the entries of a .tar.gz or .zip by name; directories
-// end in "/".
+// readArchive returns the entries of a .tar.gz (.tgz) or .zip (.mcpb) by
+// name; directories end in "/".
 func readArchive(t *testing.T, path string) map[string]archived {
 	t.Helper()
 	files := make(map[string]archived)
@@ -217,7 +239,7 @@ func readArchive(t *testing.T, path string) map[string]archived {
 		}
 		files[name] = archived{mode, data}
 	}
-	if strings.HasSuffix(path, ".zip") {
+	if strings.HasSuffix(path, ".zip") || strings.HasSuffix(path, ".mcpb") {
 		zr, err := zip.OpenReader(path)
 		if err != nil {
 			t.Fatal(err)

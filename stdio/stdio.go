@@ -71,8 +71,9 @@ type Spec struct {
 	// Command is the program to run, without a shell. A name without a path
 	// separator is looked up like exec.LookPath does, but in the PATH that
 	// Env sets when it sets one (a server's configuration may override PATH),
-	// else in the aggregator's PATH. A relative path with a separator
-	// ("./server.sh") is relative to Dir when Dir is set.
+	// else in the aggregator's PATH, and then in the usual install places
+	// (see [Start]). A relative path with a separator ("./server.sh") is
+	// relative to Dir when Dir is set.
 	Command string
 	Args    []string
 
@@ -82,6 +83,11 @@ type Spec struct {
 
 	// Dir is the child's working directory; empty means ours.
 	Dir string
+
+	// FoundIn, when set, is called with the directory in which Command was
+	// found when it is a name that is not on PATH but lies in one of the
+	// usual install places (Homebrew, nvm, volta, ...: see [Start]).
+	FoundIn func(dir string)
 
 	// Stderr receives each line the child writes to its stderr as
 	// "[KEY] line\n", in one Write call per line, so that several children
@@ -139,11 +145,20 @@ type Process struct {
 // and stderr connected to pipes. The caller must read [Process.Stdout] until
 // it returns an error (io.EOF at a clean end), which also closes it.
 //
+// A command name that is not on PATH is looked for, without a shell, in the
+// places where installers put commands that a minimal PATH (Claude Desktop's
+// on macOS) lacks: Homebrew, /usr/local/bin, nvm's default node, volta,
+// asdf, ~/.local/bin, ~/.bun/bin, ~/.cargo/bin; on Windows Node.js's and
+// npm's directories (npx.cmd, through PATHEXT), nvm-windows, volta, scoop.
+// The child then gets that directory first in its PATH, so that a script
+// such as npx finds its interpreter beside it.
+//
 // An error names the server key and wraps the cause, for example
 //
-//	stdio: start server "alpha": exec: "nope": executable file not found in $PATH
+//	stdio: start server "alpha": "nope" is not on PATH (/usr/bin:/bin) nor in /opt/homebrew/bin, ...
 //
-// in which case errors.Is(err, exec.ErrNotFound) holds.
+// in which case errors.Is(err, exec.ErrNotFound) holds (the cause is a
+// [*NotFoundError]).
 //
 // Linux delivers the parent-death signal when the thread that forked the
 // child exits, not when the process does, and the Go runtime ends a thread
@@ -158,9 +173,16 @@ func Start(spec Spec) (*Process, error) {
 	fail := func(err error) (*Process, error) {
 		return nil, fmt.Errorf("stdio: start server %q: %w", spec.Key, err)
 	}
-	path, err := resolve(spec)
+	path, installDir, err := resolve(spec)
 	if err != nil {
 		return fail(err)
+	}
+	env := spec.Env
+	if installDir != "" {
+		env = withPATHFirst(env, installDir)
+		if spec.FoundIn != nil {
+			spec.FoundIn(installDir)
+		}
 	}
 	grace := spec.StopGrace
 	if grace <= 0 {
@@ -174,7 +196,7 @@ func Start(spec Spec) (*Process, error) {
 	cmd := &exec.Cmd{
 		Path:        path,
 		Args:        append([]string{spec.Command}, spec.Args...),
-		Env:         spec.Env,
+		Env:         env,
 		Dir:         spec.Dir,
 		Stdin:       child[0],
 		Stdout:      child[1],
@@ -210,8 +232,8 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// resolve checks spec's directory and finds its command.
-func resolve(spec Spec) (string, error) {
+// resolve checks spec's directory and finds its command (findCommand).
+func resolve(spec Spec) (path, installDir string, err error) {
 	if spec.Dir != "" {
 		// Else the child's failing chdir would be reported as
 		// "fork/exec COMMAND: no such file or directory".
@@ -220,10 +242,10 @@ func resolve(spec Spec) (string, error) {
 			err = &os.PathError{Op: "chdir", Path: spec.Dir, Err: syscall.ENOTDIR}
 		}
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
-	return lookPath(spec.Command, spec.Env, spec.Dir)
+	return findCommand(spec.Command, spec.Env, spec.Dir)
 }
 
 // wait reaps the child, kills what is left of its group, waits for the

@@ -334,7 +334,9 @@ func TestStartNotFound(t *testing.T) {
 				p.Stop()
 				t.Fatal("Start succeeded")
 			}
-			const want = `stdio: start server "alpha": exec: "nope-stdio-test": executable file not found in $PATH`
+			getenv := envGetter(tc.env)
+			want := fmt.Sprintf(`stdio: start server "alpha": "nope-stdio-test" is not on PATH (%s) nor in %s`,
+				getenv("PATH"), strings.Join(installDirs(runtime.GOOS, getenv), ", "))
 			if runtime.GOOS != "windows" && err.Error() != want {
 				t.Errorf("error:\n got %s\nwant %s", err, want)
 			}
