@@ -31,7 +31,7 @@ func followConfig(ctx context.Context, w *config.Watcher, f flags, log *aggregat
 		defer signal.Stop(hup)
 		w.Run(ctx, f.reloadPoll, hup, func(cfg *config.Config, err error) {
 			if err != nil {
-				log.Warnf("the config changed but was not applied; the servers keep running as they were: %v", err)
+				log.Warnf("the config changed but was not applied; the servers keep running as they were (see README.md#editing-the-config): %v", err)
 				return
 			}
 			for _, w := range cfg.Warnings {

@@ -195,7 +195,7 @@ func (a *Aggregator) reportNames() {
 	if changed == 0 {
 		return
 	}
-	a.log.Warnf("%s; --debug lists them", a.namesSummary(r, clientName, counts, order))
+	a.log.Warnf("%s; --debug lists them (see README.md#tool-names)", a.namesSummary(r, clientName, counts, order))
 }
 
 // namesSummary is the warning of reportNames, without its end.
