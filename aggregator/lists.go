@@ -27,11 +27,9 @@ func (a *Aggregator) listTools(_ context.Context, c *call) []byte {
 		return bad
 	}
 	a.listing()
-	result := a.reg.Load().toolsResult
-	if c.modern {
-		result = a.modernResult(result, a.listHint((*child).running, func(h *childHints) cacheHint { return h.tools }))
-	}
-	return jsonrpc.AppendResult(nil, c.id, result)
+	return c.listAnswer(a.reg.Load().toolsResult, func() cacheHint {
+		return a.listHint((*child).running, func(h *childHints) cacheHint { return h.tools })
+	})
 }
 
 func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
@@ -39,12 +37,10 @@ func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
 		return bad
 	}
 	a.listing()
-	result := a.reg.Load().promptsResult
-	if c.modern {
+	return c.listAnswer(a.reg.Load().promptsResult, func() cacheHint {
 		hasPrompts := func(ch *child) bool { return ch.running() && ch.capabilities().prompts }
-		result = a.modernResult(result, a.listHint(hasPrompts, func(h *childHints) cacheHint { return h.prompts }))
-	}
-	return jsonrpc.AppendResult(nil, c.id, result)
+		return a.listHint(hasPrompts, func(h *childHints) cacheHint { return h.prompts })
+	})
 }
 
 // listHint merges the caching hints of one list of the children that
@@ -95,11 +91,7 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 		}
 		hs = append(hs, ch.hint(hint))
 	}
-	result := listResult(field, all)
-	if c.modern {
-		result = a.modernResult(result, mergeHints(hs, time.Now()))
-	}
-	return jsonrpc.AppendResult(nil, c.id, result)
+	return c.listAnswer(listResult(field, all), func() cacheHint { return mergeHints(hs, time.Now()) })
 }
 
 // shadowed reports whether entry e of server key, in the list field, is a

@@ -77,6 +77,16 @@ func (a *Aggregator) modernResult(result []byte, h cacheHint) []byte {
 	return append(b, "}}"...)
 }
 
+// listAnswer answers the call with a list the aggregator made: as it is
+// for a legacy client; for a modern one with its resultType, the caching
+// hint that hint gives and serverInfo (modernResult).
+func (c *call) listAnswer(result []byte, hint func() cacheHint) []byte {
+	if c.modern {
+		result = c.a.modernResult(result, hint())
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
 // result answers the call with a result the aggregator made, with the
 // resultType a modern client needs.
 func (c *call) result(result []byte) []byte {
