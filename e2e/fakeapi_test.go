@@ -34,9 +34,10 @@ type modelAPI interface {
 	// refuse is the status and body the real API answers tools with
 	// (0 when it takes them).
 	refuse(tools []fakeTool) (int, string)
-	// call answers with a call of tool; text answers with a text; in a
-	// stream of events when the request asked for one.
-	call(w http.ResponseWriter, stream bool, tool fakeTool, id int)
+	// call answers with a call of tool with args (a JSON object); text
+	// answers with a text; in a stream of events when the request asked
+	// for one.
+	call(w http.ResponseWriter, stream bool, tool fakeTool, id int, args string)
 	text(w http.ResponseWriter, stream bool, text string)
 	// other answers what parse did not take.
 	other(w http.ResponseWriter, r *http.Request)
@@ -44,12 +45,17 @@ type modelAPI interface {
 
 // fakeModel is one fake model API and what it saw.
 type fakeModel struct {
-	t      *testing.T
-	api    modelAPI
-	marker string   // a text in the names of the tools of the test's child
-	calls  []string // the child's own names of the tools to call, in order
-	final  string   // the last answer's text
-	url    string
+	t       *testing.T
+	api     modelAPI
+	markers []string // texts in the names of the tools of the test's children
+	calls   []string // the children's own names of the tools to call, in order
+	final   string   // the last answer's text
+	url     string
+	// pace, when set, is a tool the model calls with {"ms":500+N} (the
+	// test server's tool "slow": a call that takes half a second) while
+	// the next tool to call is not offered yet, at most maxTurns times.
+	pace  string
+	turns int
 
 	mu       sync.Mutex
 	refused  []string     // the bodies of refused requests
@@ -60,9 +66,9 @@ type fakeModel struct {
 }
 
 // startModel serves api on 127.0.0.1 until the test ends.
-func startModel(t *testing.T, api modelAPI, marker string, calls ...string) *fakeModel {
+func startModel(t *testing.T, api modelAPI, markers []string, calls ...string) *fakeModel {
 	t.Helper()
-	m := &fakeModel{t: t, api: api, marker: marker, calls: calls, final: "all " + fmt.Sprint(len(calls)) + " tools called"}
+	m := &fakeModel{t: t, api: api, markers: markers, calls: calls, final: "all " + fmt.Sprint(len(calls)) + " tools called"}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -96,8 +102,11 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var ours []fakeTool
 	for _, tool := range tools {
-		if strings.Contains(tool.name, m.marker) || strings.Contains(tool.namespace, m.marker) {
-			ours = append(ours, tool)
+		for _, marker := range m.markers {
+			if strings.Contains(tool.name, marker) || strings.Contains(tool.namespace, marker) {
+				ours = append(ours, tool)
+				break
+			}
 		}
 	}
 	if len(ours) == 0 { // a request of the client's own (a title, a summary)
@@ -105,26 +114,44 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.offered = append(m.offered, ours)
 	m.results = append(m.results[:0], results...)
-	next := len(results)
-	m.mu.Unlock()
+	next := m.answered()
 	if next >= len(m.calls) {
 		m.api.text(w, stream, m.final)
 		return
 	}
 	tool, found := findTool(ours, m.calls[next])
+	args := "{}"
+	if !found && m.pace != "" && m.turns < maxTurns {
+		tool, found = findTool(ours, m.pace)
+		args = fmt.Sprintf(`{"ms":%d}`, 500+m.turns)
+	}
+	m.turns++
 	if !found {
-		m.mu.Lock()
 		m.missing = append(m.missing, m.calls[next])
-		m.mu.Unlock()
 		m.api.text(w, stream, "no tool "+m.calls[next])
 		return
 	}
-	m.mu.Lock()
 	m.calledAs = append(m.calledAs, tool.name)
-	m.mu.Unlock()
-	m.api.call(w, stream, tool, next)
+	m.api.call(w, stream, tool, m.turns, args)
+}
+
+// maxTurns bounds the calls of the pacing tool.
+const maxTurns = 60
+
+// answered is how many of the scripted calls came back with their tool's
+// answer (a result that names the tool), in order; other results (of the
+// pacing tool) are passed over. Called with mu held.
+func (m *fakeModel) answered() int {
+	n := 0
+	for _, r := range m.results {
+		if n < len(m.calls) && strings.Contains(r, m.calls[n]) {
+			n++
+		}
+	}
+	return n
 }
 
 // findTool is the tool the model takes for the child's tool own: the one
@@ -145,38 +172,46 @@ func findTool(tools []fakeTool, own string) (fakeTool, bool) {
 }
 
 // check reports what went wrong: a refused request, a scripted tool not
-// offered, a child's tool not offered, a result that is not its tool's.
+// offered, a tool of all not offered in the first request that offered
+// the children's tools, a call that did not come back with its tool's
+// answer.
 func (m *fakeModel) check(t *testing.T, all []string) {
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(m.offered) == 0 {
+		t.Errorf("no model request offered the children's tools")
+	} else if all != nil {
+		for _, own := range all {
+			if _, ok := findTool(m.offered[0], own); !ok {
+				t.Errorf("tool %q not offered: %s", own, toolNamesOf(m.offered[0]))
+			}
+		}
+		if len(m.offered[0]) != len(all) {
+			t.Errorf("%d of the child's tools offered, want %d: %s", len(m.offered[0]), len(all), toolNamesOf(m.offered[0]))
+		}
+	}
 	for _, r := range m.refused {
 		t.Errorf("the model API refused a request: %s", r)
 	}
 	if len(m.missing) > 0 {
 		t.Errorf("tools not offered to the model: %q", m.missing)
 	}
+	if n := m.answered(); n != len(m.calls) {
+		t.Errorf("%d of %d calls came back with their tool's answer: results %q (called as %q)", n, len(m.calls), m.results, m.calledAs)
+	}
+}
+
+// offeredFirst reports whether the first request that offered the
+// children's tools offered own.
+func (m *fakeModel) offeredFirst(own string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if len(m.offered) == 0 {
-		t.Errorf("no model request offered the child's tools")
-		return
+		return false
 	}
-	for _, own := range all {
-		if _, ok := findTool(m.offered[0], own); !ok {
-			t.Errorf("tool %q not offered: %s", own, toolNamesOf(m.offered[0]))
-		}
-	}
-	if len(m.offered[0]) != len(all) {
-		t.Errorf("%d of the child's tools offered, want %d: %s", len(m.offered[0]), len(all), toolNamesOf(m.offered[0]))
-	}
-	if len(m.results) != len(m.calls) {
-		t.Errorf("%d tool results came back, want %d: %q (called as %q)", len(m.results), len(m.calls), m.results, m.calledAs)
-		return
-	}
-	for i, own := range m.calls {
-		if !strings.Contains(m.results[i], own) {
-			t.Errorf("the call of %q (as %q) came back with %q: not that tool's answer", own, m.calledAs[i], m.results[i])
-		}
-	}
+	_, ok := findTool(m.offered[0], own)
+	return ok
 }
 
 func toolNamesOf(tools []fakeTool) string {

@@ -89,9 +89,10 @@ func anthropicMessage(w http.ResponseWriter, stream bool, block, delta, whole, s
 		"message_stop", `{"type":"message_stop"}`)
 }
 
-func (anthropicAPI) call(w http.ResponseWriter, stream bool, tool fakeTool, id int) {
-	use := fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":%s,"input":{}}`, id, jsonString(tool.name))
-	anthropicMessage(w, stream, use, `{"type":"input_json_delta","partial_json":"{}"}`, use, "tool_use")
+func (anthropicAPI) call(w http.ResponseWriter, stream bool, tool fakeTool, id int, args string) {
+	use := fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":%s,"input":%s}`, id, jsonString(tool.name), args)
+	start := fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":%s,"input":{}}`, id, jsonString(tool.name))
+	anthropicMessage(w, stream, start, `{"type":"input_json_delta","partial_json":`+jsonString(args)+`}`, use, "tool_use")
 }
 
 func (anthropicAPI) text(w http.ResponseWriter, stream bool, text string) {
@@ -179,12 +180,12 @@ func openAIResponse(w http.ResponseWriter, item string) {
 		"response.completed", `{"type":"response.completed","response":{"id":"resp_1","usage":{"input_tokens":1,"input_tokens_details":{"cached_tokens":0},"output_tokens":1,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":2}}}`)
 }
 
-func (openAIAPI) call(w http.ResponseWriter, _ bool, tool fakeTool, id int) {
+func (openAIAPI) call(w http.ResponseWriter, _ bool, tool fakeTool, id int, args string) {
 	ns := ""
 	if tool.namespace != "" {
 		ns = `,"namespace":` + jsonString(tool.namespace)
 	}
-	openAIResponse(w, fmt.Sprintf(`{"type":"function_call","id":"fc_%d","call_id":"call_%d","name":%s%s,"arguments":"{}"}`, id, id, jsonString(tool.name), ns))
+	openAIResponse(w, fmt.Sprintf(`{"type":"function_call","id":"fc_%d","call_id":"call_%d","name":%s%s,"arguments":%s}`, id, id, jsonString(tool.name), ns, jsonString(args)))
 }
 
 func (openAIAPI) text(w http.ResponseWriter, _ bool, text string) {
@@ -261,8 +262,8 @@ func geminiAnswer(w http.ResponseWriter, parts string) {
 	sse(w, "", `{"candidates":[{"content":{"role":"model","parts":`+parts+`},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1,"totalTokenCount":2}}`)
 }
 
-func (geminiAPI) call(w http.ResponseWriter, _ bool, tool fakeTool, id int) {
-	geminiAnswer(w, `[{"functionCall":{"name":`+jsonString(tool.name)+`,"args":{}}}]`)
+func (geminiAPI) call(w http.ResponseWriter, _ bool, tool fakeTool, id int, args string) {
+	geminiAnswer(w, `[{"functionCall":{"name":`+jsonString(tool.name)+`,"args":`+args+`}}]`)
 }
 
 func (geminiAPI) text(w http.ResponseWriter, _ bool, text string) {

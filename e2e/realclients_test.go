@@ -207,7 +207,7 @@ func TestRealClientsReachToolsWithLongNames(t *testing.T) {
 	for _, c := range realClients {
 		for _, server := range []string{"all", "aggregator"} {
 			t.Run(c.name+" as "+server, func(t *testing.T) {
-				model := startModel(t, c.api, "github", calls...)
+				model := startModel(t, c.api, []string{"github"}, calls...)
 				run := runClient(t, c, model.url, server, []string{realClientsAggregator(), "--config", cfg}, 2*time.Minute)
 				model.check(t, all)
 				if run.err != nil || !strings.Contains(run.stdout, model.final) {
@@ -246,4 +246,33 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n:]
+}
+
+// With a server that takes 8 s to initialize, a client that takes
+// list_changed (Claude Code, Gemini CLI) gets the other server's tools at
+// once, calls one while the slow server is still starting, and gets the
+// slow server's tools once it is up, in the same session: the model keeps
+// working (a half-second call of the fast server's tool "slow") until
+// they are offered. (Codex takes the first tools/list as final, which
+// waits for the slow server: startup_test.go.)
+func TestRealClientsGetASlowServersTools(t *testing.T) {
+	requireRealClients(t)
+	cfg := writeConfig(t, ts("fast", "-tool-names", `["early_tool"]`), ts("late", "-init-delay", slowInit, "-tool-names", `["late_tool"]`))
+	for _, c := range realClients[:] {
+		if c.name == "Codex" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			model := startModel(t, c.api, []string{"fast", "late"}, "early_tool", "late_tool")
+			model.pace = "slow" // with {"ms":500+N}: calls that differ, or Gemini CLI stops a loop
+			run := runClient(t, c, model.url, "all", []string{realClientsAggregator(), "--config", cfg}, 2*time.Minute)
+			model.check(t, nil)
+			if model.offeredFirst("late_tool") {
+				t.Errorf("the slow server's tool was offered at first: the client waited for it")
+			}
+			if run.err != nil || !strings.Contains(run.stdout, model.final) {
+				t.Errorf("%s: %v; stdout:\n%s\nstderr:\n%s", c.name, run.err, run.stdout, clipText(run.stderr, 4000))
+			}
+		})
+	}
 }
