@@ -175,3 +175,15 @@ func TestCheckShowsEachClientsName(t *testing.T) {
 		}
 	}
 }
+
+// --registered-as takes a name or a length from 1 to 64; anything else is
+// a usage error.
+func TestRegisteredAsFlag(t *testing.T) {
+	cfg := writeConfig(t, ts("github"))
+	for _, bad := range []string{"0", "65", ""} {
+		r := runToExit(t, nil, "", "--config", cfg, "--registered-as", bad)
+		if r.code != 2 || !strings.Contains(r.stderr, "--registered-as "+bad+":") {
+			t.Errorf("--registered-as %q: exit %d, stderr:\n%s", bad, r.code, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package e2e
+
+// A server that takes 8 s to initialize costs the client nothing but that
+// server's tools until it is up: initialize and calls to the servers that
+// are up are answered at once, and the slow server's tools follow.
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// slowInit is how long the slow server takes to answer initialize.
+const slowInit = "8s"
+
+// slowReady is the aggregator's debug line once the slow server is up.
+const slowReady = `server "slow": ready in`
+
+// startSlow runs the aggregator (--debug) over a server that is up at once
+// and one that answers initialize after slowInit, and initializes as
+// client; it returns the session and how long initialize took, checked to
+// be answered before the slow server was up.
+func startSlow(t *testing.T, client string) (*session, time.Duration) {
+	t.Helper()
+	s := startConfig(t, []server{ts("fast"), ts("slow", "-init-delay", slowInit)}, "--debug")
+	began := time.Now()
+	s.result("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+client+`","version":"1"}}`)
+	took := time.Since(began)
+	t.Logf("%s: initialize answered in %v with a server taking %s", client, took.Round(time.Millisecond), slowInit)
+	if strings.Contains(s.stderrText(), slowReady) {
+		t.Fatalf("initialize was answered only once the slow server was up:\n%s", s.stderrText())
+	}
+	if took > 5*time.Second {
+		t.Errorf("initialize took %v, want at most 5 s", took)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s, took
+}
+
+// callFast calls fast:echo and checks it is answered before the slow
+// server is up.
+func callFast(t *testing.T, s *session) {
+	t.Helper()
+	if got := toolText(t, s.result("tools/call", `{"name":"fast:echo","arguments":{"text":"hi"}}`)); !strings.Contains(got, "hi") {
+		t.Errorf("fast:echo answered %q", got)
+	}
+	if strings.Contains(s.stderrText(), slowReady) {
+		t.Fatalf("the call to the fast server was answered only once the slow server was up:\n%s", s.stderrText())
+	}
+}
+
+// A client that takes list_changed (Claude Code, Gemini CLI) gets the
+// tools that are up at once, and the slow server's announced when it is up.
+func TestSlowServerToolsFollowWithListChanged(t *testing.T) {
+	s, _ := startSlow(t, "claude-code")
+	callFast(t, s)
+	first := toolNames(t, s.result("tools/list", ""))
+	if !slices.Contains(first, "fast:echo") || slices.Contains(first, "slow:echo") {
+		t.Errorf("the first tools/list: %q, want fast's tools and not slow's", first)
+	}
+	s.notification("notifications/tools/list_changed")
+	if !strings.Contains(s.stderrText(), slowReady) {
+		t.Errorf("list_changed came before the slow server was up")
+	}
+	if got := toolNames(t, s.result("tools/list", "")); !slices.Contains(got, "slow:echo") || !slices.Contains(got, "fast:echo") {
+		t.Errorf("tools/list after list_changed: %q", got)
+	}
+	if got := toolText(t, s.result("tools/call", `{"name":"slow:echo","arguments":{"text":"late"}}`)); !strings.Contains(got, "late") {
+		t.Errorf("slow:echo answered %q", got)
+	}
+}
+
+// A client that takes its first tools/list as final (Codex) gets it once
+// the slow server is up; a call to the fast server is answered meanwhile.
+func TestSlowServerToolsInTheFirstListForCodex(t *testing.T) {
+	s, _ := startSlow(t, "codex-mcp-client")
+	list := s.request("tools/list", "")
+	callFast(t, s)
+	got := toolNames(t, s.response(list).Result)
+	if !slices.Contains(got, "slow:echo") || !slices.Contains(got, "fast:echo") {
+		t.Errorf("the first tools/list: %q, want the tools of both servers", got)
+	}
+	if n := s.count(func(m *msg) bool { return m.Method == "notifications/tools/list_changed" }); n != 0 {
+		t.Errorf("%d list_changed for a list that was whole", n)
+	}
+}
