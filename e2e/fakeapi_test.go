@@ -56,6 +56,9 @@ type fakeModel struct {
 	// the next tool to call is not offered yet, at most maxTurns times.
 	pace  string
 	turns int
+	// offering is closed when the first request that offers the
+	// children's tools comes.
+	offering chan struct{}
 
 	mu       sync.Mutex
 	refused  []string     // the bodies of refused requests
@@ -68,7 +71,8 @@ type fakeModel struct {
 // startModel serves api on 127.0.0.1 until the test ends.
 func startModel(t *testing.T, api modelAPI, markers []string, calls ...string) *fakeModel {
 	t.Helper()
-	m := &fakeModel{t: t, api: api, markers: markers, calls: calls, final: "all " + fmt.Sprint(len(calls)) + " tools called"}
+	m := &fakeModel{t: t, api: api, markers: markers, calls: calls, final: "all " + fmt.Sprint(len(calls)) + " tools called",
+		offering: make(chan struct{})}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -115,6 +119,9 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(m.offered) == 0 {
+		close(m.offering)
+	}
 	m.offered = append(m.offered, ours)
 	m.results = append(m.results[:0], results...)
 	next := m.answered()
