@@ -24,9 +24,9 @@ type knownClient struct {
 	// what happens to a longer one.
 	limit int
 	over  string
-	// keeps reports the characters the client keeps in names (nil: all);
-	// it replaces the others with _.
-	keeps func(byte) bool
+	// chars are the characters the client keeps in names; it replaces
+	// the others with _.
+	chars charView
 	// ignoresListChanged: the client takes its first tools/list as final
 	// (it never fetches the list again on notifications/tools/list_changed).
 	ignoresListChanged bool
@@ -55,13 +55,13 @@ var knownClients = []knownClient{
 		ignoresListChanged: true},
 	{names: []string{"claude-code"}, label: "Claude Code",
 		prefix: func(n int) int { return len("mcp__") + n + len("__") }, limit: 64, over: "refused by the model API (every request fails)",
-		keeps: strictByte},
+		chars: keepsStrict},
 	{names: []string{"codex-mcp-client"}, label: "Codex",
 		prefix: func(n int) int { return len("mcp__") + n + len("__") }, limit: 64, over: "refused by 64-character model APIs (every request fails)",
-		keeps: strictByte, ignoresListChanged: true, startupTimeout: 30 * time.Second},
+		chars: keepsStrict, ignoresListChanged: true, startupTimeout: 30 * time.Second},
 	{names: []string{"gemini-cli-mcp-client"}, label: "Gemini CLI",
 		prefix: func(n int) int { return len("mcp_") + n + len("_") }, limit: 63, over: "truncated",
-		keeps: func(c byte) bool { return strictByte(c) || c == '.' || c == ':' }},
+		chars: keepsGemini},
 	{names: []string{"cursor*"}, label: "Cursor",
 		prefix: func(n int) int { return n }, limit: 60, over: "dropped"},
 	{names: []string{"Visual Studio Code*", "Code - OSS*"}, label: "VS Code",
@@ -99,7 +99,7 @@ func (o Options) room(k knownClient) int {
 // for a known client, names no longer than the room its prefix leaves.
 func (o Options) namingFor(clientName string) naming {
 	k, known := lookupClient(clientName)
-	n := naming{sep: o.Separator, strict: o.StrictNames || k.strict}
+	n := naming{sep: o.Separator, strict: o.StrictNames || k.strict, view: k.chars}
 	if n.sep == "" {
 		n.sep = ":"
 		if n.strict {
@@ -145,7 +145,7 @@ func (o Options) fate(k knownClient, key, tool, name string) string {
 		return k.over
 	case k.prefix(o.serverNameLen())+len(name) > k.limit:
 		return k.over
-	case k.keeps != nil && (hasReplaced(key, k.keeps) || hasReplaced(tool, k.keeps)):
+	case k.chars != keepsAll && (hasReplaced(key, k.chars.keeps) || hasReplaced(tool, k.chars.keeps)):
 		return "with characters replaced"
 	}
 	return ""

@@ -12,9 +12,50 @@ import (
 // strict form of it; in either form no longer than max, the room the
 // client's own prefix leaves (clients.go).
 type naming struct {
-	sep    string // between server key and name
-	strict bool   // every name made to match strictPattern
-	max    int    // the longest name served; 0: no bound
+	sep    string   // between server key and name
+	strict bool     // every name made to match strictPattern
+	max    int      // the longest name served; 0: no bound
+	view   charView // the characters the client keeps in a name: two names it would make one are told apart
+}
+
+// charView says which characters a client keeps in a tool's name when it
+// shows it to its model; it replaces each other character with _. Two
+// names that differ only there (k:a.b and k:a_b, for Claude Code) would
+// be one to the client, and one of them lost, or every request refused.
+type charView uint8
+
+const (
+	keepsAll    charView = iota // the client shows names as they are
+	keepsStrict                 // [a-zA-Z0-9_-] (Claude Code, Codex)
+	keepsGemini                 // [a-zA-Z0-9_.:-] (Gemini CLI)
+)
+
+// keeps reports whether the client keeps byte c.
+func (v charView) keeps(c byte) bool {
+	switch v {
+	case keepsStrict:
+		return strictByte(c)
+	case keepsGemini:
+		return strictByte(c) || c == '.' || c == ':'
+	}
+	return true
+}
+
+// seen is name as the client shows it (a character it does not keep, of
+// however many bytes, becomes one _).
+func (v charView) seen(name string) string {
+	if v == keepsAll {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		if r < utf8.RuneSelf && v.keeps(byte(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }
 
 // The strict form: the pattern Claude Desktop checks every tool name
@@ -104,11 +145,11 @@ func (n naming) assignKeeping(entries []entryName, held map[entryName]string) []
 		if out[i].hidden {
 			continue
 		}
-		if seen[out[i].name] {
+		if v := n.view.seen(out[i].name); seen[v] {
 			out[i].hidden = true
-			continue
+		} else {
+			seen[v] = true
 		}
-		seen[out[i].name] = true
 	}
 	return out
 }
@@ -206,38 +247,68 @@ func cleanKey(key, sep string) bool {
 	return true
 }
 
-// disambiguate gives every entry whose name another entry also got a hash
-// of its plain name, but the one that held the name already (held), or
-// else the one whose name is unchanged (see assign).
+// disambiguate gives every entry whose name another entry also got (as
+// the client sees names: naming.view) a hash of its plain name, but the
+// one that held the name already (held), or else the one whose name is
+// unchanged (see assign; of several such in the client's view, the first
+// plain name in byte order, whatever the order of the entries).
 func (n naming) disambiguate(entries []entryName, out []assignedName, held map[entryName]string) {
 	groups := make(map[string][]int)
 	for i, a := range out {
 		if !a.hidden {
-			groups[a.name] = append(groups[a.name], i)
+			v := n.view.seen(a.name)
+			groups[v] = append(groups[v], i)
 		}
 	}
 	for _, idx := range groups {
 		if len(idx) < 2 {
 			continue
 		}
-		holder := -1
+		keeper := n.keeper(entries, out, idx, held)
 		for _, i := range idx {
-			if held[entries[i]] == out[i].name {
-				holder = i
-			}
-		}
-		for _, i := range idx {
-			switch {
-			case i == holder:
-				continue // it had the name first
-			case holder < 0 && out[i].change == 0, out[i].change&shortened != 0:
-				continue // the one plain name; a shortened name has its hash already
+			if i == keeper || out[i].change&shortened != 0 {
+				continue // it keeps the name; a shortened name has its hash already
 			}
 			plain := entries[i].key + n.sep + entries[i].name
 			out[i].name = n.hashed(entries[i], out[i].name, plain)
 			out[i].change |= disambiguated
 		}
 	}
+}
+
+// keeper is the entry of a collision group idx that keeps its name (-1:
+// none): the one that held it already; else, of the unchanged ones, the
+// one with the fewest characters the client replaces in its key and name
+// (k:a_b before k:a.b), then the first plain name in byte order.
+func (n naming) keeper(entries []entryName, out []assignedName, idx []int, held map[entryName]string) int {
+	keeper := -1
+	better := func(i, j int) bool {
+		ri, rj := n.view.replaced(entries[i]), n.view.replaced(entries[j])
+		return ri < rj || ri == rj && entries[i].key+n.sep+entries[i].name < entries[j].key+n.sep+entries[j].name
+	}
+	for _, i := range idx {
+		if held[entries[i]] == out[i].name {
+			return i
+		}
+		if out[i].change == 0 && (keeper < 0 || better(i, keeper)) {
+			keeper = i
+		}
+	}
+	return keeper
+}
+
+// replaced counts the characters of e's key and name that the client
+// replaces.
+func (v charView) replaced(e entryName) int {
+	n := 0
+	for _, s := range []string{e.key, e.name} {
+		for i := 0; i < len(s); i++ {
+			if !v.keeps(s[i]) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // strictChars replaces every character outside [a-zA-Z0-9_-] with _ (one _

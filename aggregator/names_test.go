@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,20 +126,20 @@ func TestNamingFor(t *testing.T) {
 		want   naming
 	}{
 		{Options{}, "claude-ai", naming{sep: "__", strict: true, max: 64}},
-		{Options{}, "claude-code", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__")}},
-		{Options{}, "codex-mcp-client", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__")}},
-		{Options{}, "gemini-cli-mcp-client", naming{sep: ":", max: 63 - len("mcp_") - 16 - len("_")}},
+		{Options{}, "claude-code", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__"), view: keepsStrict}},
+		{Options{}, "codex-mcp-client", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__"), view: keepsStrict}},
+		{Options{}, "gemini-cli-mcp-client", naming{sep: ":", max: 63 - len("mcp_") - 16 - len("_"), view: keepsGemini}},
 		{Options{}, "cursor-vscode", naming{sep: ":", max: 60 - 16}},
 		{Options{}, "Visual Studio Code", naming{sep: ":", max: 64 - len("mcp_") - 13 - len("_")}},
 		{Options{}, "", naming{sep: ":"}},
 		{Options{}, "some-client", naming{sep: ":"}},
-		{Options{ServerNameLen: 3}, "claude-code", naming{sep: ":", max: 64 - len("mcp__all__")}},
+		{Options{ServerNameLen: 3}, "claude-code", naming{sep: ":", max: 64 - len("mcp__all__"), view: keepsStrict}},
 		{Options{ServerNameLen: 3}, "Visual Studio Code - Insiders", naming{sep: ":", max: 64 - len("mcp_all_")}},
 		{Options{ServerNameLen: 3}, "claude-ai", naming{sep: "__", strict: true, max: 64}},
 		{Options{Separator: ":"}, "claude-ai", naming{sep: ":", strict: true, max: 64}},
-		{Options{Separator: "."}, "claude-code", naming{sep: ".", max: 41}},
+		{Options{Separator: "."}, "claude-code", naming{sep: ".", max: 41, view: keepsStrict}},
 		{Options{StrictNames: true}, "some-client", naming{sep: "__", strict: true, max: 64}},
-		{Options{StrictNames: true}, "claude-code", naming{sep: "__", strict: true, max: 41}},
+		{Options{StrictNames: true}, "claude-code", naming{sep: "__", strict: true, max: 41, view: keepsStrict}},
 		{Options{StrictNames: true, Separator: "-"}, "", naming{sep: "-", strict: true, max: 64}},
 	} {
 		if got := tt.opts.namingFor(tt.client); got != tt.want {
@@ -290,9 +291,10 @@ func TestKnownClientsAreWarned(t *testing.T) {
 	fit := func(room int, client string) string {
 		return fmt.Sprintf("tool names made to fit the %d characters client %q leaves them (with its prefix, for a server name of up to 16 characters: see --registered-as): 1 shortened", room, client)
 	}
+	apart := ", 1 told apart by a hash" // a.b, which the client would show as a_b
 	for client, want := range map[string]string{
-		"claude-code":           fit(41, "claude-code") + `; tool names that client "claude-code" will change: 3 with characters replaced; --debug lists them`,
-		"codex-mcp-client":      fit(41, "codex-mcp-client") + `; tool names that client "codex-mcp-client" will change: 3 with characters replaced; --debug lists them`,
+		"claude-code":           fit(41, "claude-code") + apart + `; tool names that client "claude-code" will change: 3 with characters replaced; --debug lists them`,
+		"codex-mcp-client":      fit(41, "codex-mcp-client") + apart + `; tool names that client "codex-mcp-client" will change: 3 with characters replaced; --debug lists them`,
 		"gemini-cli-mcp-client": fit(42, "gemini-cli-mcp-client") + `; tool names that client "gemini-cli-mcp-client" will change: 1 with characters replaced; --debug lists them`,
 		"cursor-vscode":         fit(44, "cursor-vscode") + `; --debug lists them`,
 	} {
@@ -406,5 +408,40 @@ func TestNamesFitEveryKnownClient(t *testing.T) {
 				t.Errorf("prompts/get %q: %s", prompts.Result.Prompts[0].Name, got)
 			}
 		})
+	}
+}
+
+// A client that replaces characters (Claude Code, Codex: all outside
+// [a-zA-Z0-9_-]; Gemini CLI: all outside [a-zA-Z0-9_.:-]) gets names that
+// stay apart once it has replaced them: else one tool is lost, or the
+// model API refuses every request for two tools of one name. The one that
+// needs no replacing keeps its name, whatever the order.
+func TestNamesStayApartAsTheClientShowsThem(t *testing.T) {
+	entries := []entryName{{"k", "a.b"}, {"k", "a_b"}, {"k", "a b"}, {"k.x", "y"}, {"k_x", "y"}, {"k", "x_y"}, {"k", "ok"}}
+	for _, client := range []string{"claude-code", "codex-mcp-client", "gemini-cli-mcp-client"} {
+		n := Options{}.namingFor(client)
+		reversed := slices.Clone(entries)
+		slices.Reverse(reversed)
+		for _, order := range [][]entryName{entries, reversed} {
+			seen := map[string]string{}
+			got := n.assign(order)
+			for i, a := range got {
+				if a.hidden {
+					t.Errorf("%s: %v hidden", client, order[i])
+					continue
+				}
+				k, _ := lookupClient(client)
+				v := k.chars.seen(a.name) // as the client shows it
+				if other, dup := seen[v]; dup {
+					t.Errorf("%s shows %q and %q both as %q", client, other, a.name, v)
+				}
+				seen[v] = a.name
+			}
+			for i, e := range order {
+				if e == (entryName{"k", "a_b"}) && got[i].name != "k:a_b" {
+					t.Errorf("%s: k:a_b listed as %q, want its own name", client, got[i].name)
+				}
+			}
+		}
 	}
 }

@@ -82,7 +82,7 @@ func (a *Aggregator) register(index map[string]route, kind string, entries []reg
 			a.warnHidden(kind, name, e.child.key, index)
 			continue
 		}
-		if assigned[i].change&disambiguated != 0 && !a.naming.strict { // strict names have their own summary (reportNames)
+		if assigned[i].change&disambiguated != 0 && !a.naming.strict && a.naming.view == keepsAll { // the others have their own summary (reportNames)
 			a.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].key+a.naming.sep+names[i].name)
 		}
 		index[name] = route{child: e.child, rawName: e.entry.rawName}
