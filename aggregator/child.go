@@ -162,7 +162,7 @@ func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
 		c.a.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))
 		id = m.ID // the message is whole: its id was read
 	} else {
-		c.a.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v; see README.md#errors-you-may-meet): %s", c.key, err, clipLine(line))
+		c.a.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", c.key, err, clipLine(line))
 	}
 	if m != nil && m.Method != "" && !isBrokenNotification(line, m) {
 		c.conn.Write(errorLine(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
@@ -238,7 +238,7 @@ func (c *child) drop(err error) {
 	caps := c.caps
 	c.mu.Unlock()
 
-	c.a.log.Errorf("server %q dropped: %v (see README.md#errors-you-may-meet)", c.key, err)
+	c.a.log.Errorf("server %q dropped: %v", c.key, err)
 	for _, r := range c.incoming.takeAll() {
 		r.cancel(c.errorf("is gone"))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -61,11 +62,26 @@ func (l *Logger) Debugf(format string, args ...any) {
 	}
 }
 
-// Warnf logs a problem the aggregator works around.
-func (l *Logger) Warnf(format string, args ...any) { l.printf("warning: ", format, args...) }
+// Warnf logs a problem the aggregator works around, pointing to the
+// README section that explains it (explained).
+func (l *Logger) Warnf(format string, args ...any) { l.printf("warning: ", explained(format), args...) }
 
-// Errorf logs a failure, such as a server that is dropped.
-func (l *Logger) Errorf(format string, args ...any) { l.printf("error: ", format, args...) }
+// Errorf logs a failure, such as a server that is dropped, pointing to
+// the README section that explains it (explained).
+func (l *Logger) Errorf(format string, args ...any) { l.printf("error: ", explained(format), args...) }
+
+// seeErrors points a warning or an error to README's table of errors.
+const seeErrors = " (see README.md#errors-you-may-meet)"
+
+// explained is a warning's or an error's format with a pointer to the
+// README section that explains it: the one it names, else the table of
+// errors.
+func explained(format string) string {
+	if strings.Contains(format, "README.md#") {
+		return format
+	}
+	return format + seeErrors
+}
 
 // Flush waits for the lines logged so far to be written and reports
 // whether they were (or, after a write error, dropped). It gives up, and

@@ -89,11 +89,11 @@ func TestLoggerNeverBlocks(t *testing.T) {
 		t.Fatal("Flush timed out after stderr was read again")
 	}
 	got := w.get()
-	if len(got) < 3 || got[0] != "p: warning: first\n" {
+	if len(got) < 3 || got[0] != "p: warning: first"+seeErrors+"\n" {
 		t.Fatalf("got %d lines, starting %.3q", len(got), got)
 	}
 	kept := got[1 : len(got)-1]
-	queued := len("p: warning: first\n")
+	queued := len("p: warning: first" + seeErrors + "\n")
 	for i, line := range kept {
 		if want := fmt.Sprintf("[k] line %d\n", i); line != want {
 			t.Fatalf("line %d: %q, want %q", i+1, line, want)
@@ -208,7 +208,7 @@ func TestLoggerIdleHasNoWriter(t *testing.T) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if got := strings.Join(w.writes, ""); got != "warning: round 0\nwarning: round 1\nwarning: round 2\n" {
+	if got, want := strings.Join(w.writes, ""), strings.Repeat("warning: round %d"+seeErrors+"\n", 3); got != fmt.Sprintf(want, 0, 1, 2) {
 		t.Errorf("wrote %q", got)
 	}
 }
