@@ -124,6 +124,10 @@ type Options struct {
 	// the child gets an error and the client a cancel; 0 means
 	// DefaultClientRequestTimeout.
 	ClientRequestTimeout time.Duration
+
+	// pacing is the clock and the wait of a server's reader (pace.go);
+	// the zero value is the real ones. Tests set it.
+	pacing pacing
 }
 
 // DefaultClientRequestTimeout is the default of
@@ -246,7 +250,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		Cancelled:   tellCancelled,
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
-		Pace:        func() { up.WaitRoom(clientRoom, a.ctx.Done()) },
+		Pace:        func(bool) { up.WaitRoom(clientRoom, a.ctx.Done()) },
 		Watch:       watchHooks("the client"),
 		Written:     releaseLarge,
 	})

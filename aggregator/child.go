@@ -59,7 +59,7 @@ type child struct {
 	exchanges    exchangeSet              // a modern client's calls to it that may take input (legacy child)
 	logging      atomic.Int32             // a modern client's calls in flight to it that asked for logs (legacy child)
 	notifies     notifyBucket             // the rate of its messages (pace.go); its reader's only
-	notifyWait   time.Duration            // set by handle, waited out by pace; its reader's only
+	lineCost     float64                  // what handle found the last line to cost (0: 1), for pace; its reader's only
 
 	mu           sync.Mutex // protects the fields below
 	state        childState
@@ -117,7 +117,6 @@ func (c *child) spawn() {
 		MaxLineSize:     c.a.opts.MaxMessageSize,
 		Oversized:       c.oversized,
 		Unmatched: func(m *jsonrpc.Message) {
-			c.notifyWait = c.notifies.take(time.Now(), 1) // an answer to nothing earns nothing
 			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
 		Pace:      c.pace,
@@ -134,29 +133,28 @@ func (c *child) spawn() {
 
 // pace holds the child's reader while more than laneRoom bytes of what it
 // sent the client wait to be written (the client's pace is the child's),
-// and while it sends messages faster than notifyRate (pace.go).
-func (c *child) pace() {
+// and while it sends messages faster than notifyRate (pace.go): an answer
+// to one of the aggregator's requests earns, every other line (a request,
+// a notification, a line that is not JSON-RPC or is blank, an answer to
+// nothing) costs.
+func (c *child) pace(answered bool) {
 	if c.up != nil {
 		c.up.WaitRoom(laneRoom, c.a.ctx.Done())
 	}
-	if !c.notifies.taken { // an answer: handle and invalid saw nothing
-		c.notifies.answered(time.Now())
+	cost := max(c.lineCost, 1)
+	c.lineCost = 0
+	p := c.a.opts.pacing
+	if answered {
+		c.notifies.answered(p.clock())
+		return
 	}
-	c.notifies.taken = false
-	if d := c.notifyWait; d > 0 {
-		c.notifyWait = 0
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-c.a.ctx.Done():
-			t.Stop()
-		}
+	if d := c.notifies.take(p.clock(), cost); d > 0 {
+		p.sleep(d, c.a.ctx.Done())
 	}
 }
 
 // invalid handles a line of the child that is not a valid message.
 func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
-	c.notifyWait = c.notifies.take(time.Now(), 1)
 	var id []byte // null: a request with a null or malformed id still gets an answer
 	if errors.Is(err, jsonrpc.ErrDuplicateMember) {
 		c.a.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))

@@ -13,11 +13,9 @@ import (
 // reader goroutine. Until the client is initialized, all but list changes
 // (which refresh the registry at once) wait at the gate, within a bound.
 func (c *child) handle(m *jsonrpc.Message) {
-	cost := 1.0
 	if m.IsRequest() {
-		cost = perRequest
+		c.lineCost = perRequest // a request to the client costs more (pace.go)
 	}
-	c.notifyWait = c.notifies.take(time.Now(), cost)
 	if c.a.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
 		switch c.a.client.gate.hold(c, m) {
 		case gateHeld:

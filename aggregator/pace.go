@@ -28,14 +28,12 @@ const (
 type notifyBucket struct {
 	tokens float64   // messages it may send now
 	at     time.Time // when tokens was last brought up to date; zero: never
-	taken  bool      // the line the reader handed on last took a token
 }
 
 // take counts one message of cost tokens at now and returns how long the
 // reader is to wait before it reads on (0: at once).
 func (b *notifyBucket) take(now time.Time, cost float64) time.Duration {
 	b.refill(now)
-	b.taken = true
 	b.tokens -= cost
 	if b.tokens >= 0 {
 		return 0
@@ -56,4 +54,31 @@ func (b *notifyBucket) refill(now time.Time) {
 		b.tokens = min(b.tokens+now.Sub(b.at).Seconds()*notifyRate, notifyBurst)
 	}
 	b.at = now
+}
+
+// pacing is the clock a server's reader reads its rate by, and how it
+// waits; the zero value is time.Now and a timer that shutdown cuts short.
+type pacing struct {
+	now  func() time.Time
+	wait func(d time.Duration, stop <-chan struct{})
+}
+
+func (p pacing) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
+}
+
+func (p pacing) sleep(d time.Duration, stop <-chan struct{}) {
+	if p.wait != nil {
+		p.wait(d, stop)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-stop:
+	}
 }

@@ -67,10 +67,10 @@ func (c *Conn) Run() error {
 			done()
 		} else if len(line) > 0 {
 			done := c.watch("a line")
-			c.dispatch(line)
+			answered := c.dispatch(line)
 			done()
 			if c.opts.Pace != nil {
-				c.opts.Pace()
+				c.opts.Pace(answered)
 			}
 		}
 		if err != nil {
@@ -96,14 +96,15 @@ func (c *Conn) tooLong(long *longLine) error {
 	return err
 }
 
-// dispatch hands one line to the hook it is for. A line with invalid
-// UTF-8 is rewritten first (see ToValidUTF8), so that the hooks only ever
-// see valid UTF-8; only a line in which the scanner met a byte >= 0x80, or
-// that it refused, is checked at all.
-func (c *Conn) dispatch(line []byte) {
+// dispatch hands one line to the hook it is for, and reports whether it
+// was the answer to a pending call. A line with invalid UTF-8 is rewritten
+// first (see ToValidUTF8), so that the hooks only ever see valid UTF-8;
+// only a line in which the scanner met a byte >= 0x80, or that it refused,
+// is checked at all.
+func (c *Conn) dispatch(line []byte) (answered bool) {
 	line = trimSpace(line)
 	if len(line) == 0 {
-		return
+		return false
 	}
 	if line[0] == '[' && c.opts.Batch != nil {
 		nonASCII, ok := validate(line)
@@ -112,15 +113,15 @@ func (c *Conn) dispatch(line []byte) {
 		}
 		if !ok {
 			c.invalid(line, nil, notJSON(line))
-			return
+			return false
 		}
 		elems, err := Elements(line)
 		if err != nil {
 			c.invalid(line, nil, fmt.Errorf("%w: %v", ErrInvalid, err))
-			return
+			return false
 		}
 		c.opts.Batch(elems)
-		return
+		return false
 	}
 	m, nonASCII, err := parse(line)
 	if nonASCII || err != nil {
@@ -142,15 +143,15 @@ func (c *Conn) dispatch(line []byte) {
 	if err != nil {
 		c.Broken(m, err)
 		c.invalid(line, m, err)
-		return
+		return false
 	}
 	if m.IsResponse() {
-		c.Deliver(m)
-		return
+		return c.Deliver(m)
 	}
 	if c.opts.Handle != nil {
 		c.opts.Handle(m)
 	}
+	return false
 }
 
 func (c *Conn) invalid(line []byte, m *Message, err error) {

@@ -1079,3 +1079,33 @@ func TestGoFailsOrAnswersNeverBoth(t *testing.T) {
 	default:
 	}
 }
+
+// TestPaceSaysWhatWasAnAnswer: Pace runs after each line that is not
+// empty, told whether it was the answer to a pending call; a notification,
+// an answer to nothing and a blank line are not.
+func TestPaceSaysWhatWasAnAnswer(t *testing.T) {
+	pr, pw := io.Pipe()
+	paced := make(chan bool, 10)
+	var c *Conn
+	c = NewConn(pr, io.Discard, Options{Pace: func(answered bool) { paced <- answered }})
+	go c.Run()
+	defer c.Close(nil)
+	id, err := c.Go("m", nil, func(*Message, error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		line     string
+		answered bool
+	}{
+		{`{"jsonrpc":"2.0","method":"n"}`, false},
+		{" ", false},
+		{`{"jsonrpc":"2.0","id":99,"result":1}`, false},
+		{`{"jsonrpc":"2.0","id":` + string(id) + `,"result":1}`, true},
+	} {
+		io.WriteString(pw, tt.line+"\n")
+		if got := await(t, paced, "Pace"); got != tt.answered {
+			t.Errorf("Pace(%v) after %q, want %v", got, tt.line, tt.answered)
+		}
+	}
+}

@@ -62,10 +62,13 @@ type Options struct {
 	// ErrLineTooLong and that error.
 	Oversized func(head []byte, size int64) error
 	// Pace, when set, runs on the reader after each line has been handed
-	// to its hook and before the next is read. It is the one place where
-	// the reader may wait: as flow control, for room for what it has
-	// passed on (Lane.WaitRoom), never for another peer.
-	Pace func()
+	// to its hook and before the next is read; answered says whether the
+	// line was the answer to a pending call of this Conn's (and not a
+	// request, a notification, an unmatched or a blank line). It is the
+	// one place where the reader may wait: as flow control, for room for
+	// what it has passed on (Lane.WaitRoom), or for the rate of what the
+	// peer sends, never for another peer.
+	Pace func(answered bool)
 	// CheckDuplicates looks in every message for a member that appears
 	// twice in one object (see ErrDuplicateMember): a request or
 	// notification that has one goes to Invalid, with an error wrapping
