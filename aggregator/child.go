@@ -40,7 +40,7 @@ type child struct {
 	inited  chan struct{} // closed once initialize was answered or failed
 	ready   chan struct{} // closed once running with lists fetched, or failed
 	once    struct{ inited, ready, start sync.Once }
-	quiet   bool // started by a reload, which announces its lists itself
+	quiet   atomic.Bool // started by a reload, which announces its lists itself
 
 	proc   Process       // set before spawned closes; nil if spawn failed
 	conn   *jsonrpc.Conn // likewise

@@ -45,10 +45,11 @@ func (a *Aggregator) Reload(servers []config.Server) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer close(r.done)
 			r.c.retire(r.why, a.serving)
 		}()
 	}
-	started := a.startAdded(added)
+	started := a.startAdded(added, retired)
 	wg.Wait()
 	for _, c := range started {
 		select {
@@ -70,8 +71,9 @@ func (a *Aggregator) Reload(servers []config.Server) {
 
 // retiring is a server a reload stops, and why.
 type retiring struct {
-	c   *child
-	why string
+	c    *child
+	why  string
+	done chan struct{} // closed once it has stopped
 }
 
 // diffServers compares the running children with the servers of a new
@@ -91,16 +93,15 @@ func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, ad
 			continue
 		}
 		if ok {
-			retired = append(retired, retiring{c, "changed in the config: " + changeOf(c.server, s)})
+			retired = append(retired, retiring{c, "changed in the config: " + changeOf(c.server, s), make(chan struct{})})
 			kept[c] = true // not "removed" below
 		}
 		nc := newChild(a, s)
-		nc.quiet = true // Reload announces what changed, once
 		next, added = append(next, nc), append(added, nc)
 	}
 	for _, c := range old {
 		if !kept[c] {
-			retired = append(retired, retiring{c, "removed from the config"})
+			retired = append(retired, retiring{c, "removed from the config", make(chan struct{})})
 		}
 	}
 	return next, added, retired
@@ -123,17 +124,32 @@ func changeOf(was, now config.Server) string {
 
 // startAdded spawns the children a reload added and opens their sessions
 // as the client's were opened, once the client's session has begun (until
-// then, Serve and the client's first request start them as every other).
-// It returns those whose sessions it started.
-func (a *Aggregator) startAdded(added []*child) []*child {
+// then, Serve and the client's first request start them as every other,
+// and announce them as every other). A changed server's new process starts
+// once its old one has stopped (retired), so that what it holds (a lock
+// file, a port) is free. It returns the children whose sessions it
+// started: Reload announces their lists, once for all.
+func (a *Aggregator) startAdded(added []*child, retired []retiring) []*child {
 	if !a.serving {
 		return nil
 	}
-	for _, c := range added {
-		c.up = a.client.conn.NewLane()
-		go c.spawn()
-	}
 	plan := a.plan.Load()
+	for _, c := range added {
+		c.quiet.Store(plan != nil)
+		c.up = a.client.conn.NewLane()
+		var before <-chan struct{}
+		for _, r := range retired {
+			if r.c.key == c.key {
+				before = r.done
+			}
+		}
+		go func() {
+			if before != nil {
+				<-before
+			}
+			c.spawn()
+		}()
+	}
 	if plan == nil {
 		return nil
 	}

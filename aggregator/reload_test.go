@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -292,5 +293,86 @@ func TestReloadKeepsNames(t *testing.T) {
 	reloadTo(t, h, entry("github.com", long, "x"))
 	if again := toolNames(t, h); again != before {
 		t.Errorf("names before %q; after the others left %q", before, again)
+	}
+}
+
+// slowStop is a process whose Stop waits until the next start of its key
+// has begun, or 200 ms at most, before it stops: a changed server's new
+// process must not start while the old one is still stopping.
+type slowStop struct {
+	*fakeProcess
+	next <-chan struct{} // closed when the key starts again
+	mu   *sync.Mutex
+	log  *[]string
+	once *sync.Once // the first Stop logs
+}
+
+func (p slowStop) Stop() error {
+	p.once.Do(func() {
+		select {
+		case <-p.next:
+		case <-time.After(200 * time.Millisecond): // a bound, not a sync: the order is what is checked
+		}
+		p.mu.Lock()
+		*p.log = append(*p.log, "stopped")
+		p.mu.Unlock()
+	})
+	return p.fakeProcess.Stop()
+}
+
+func (p slowStop) Terminate() error { return p.Stop() }
+
+// A changed server's new process starts only once the old one has
+// stopped: whatever it holds (a lock file, a port) is free by then.
+func TestReloadStartsAChangedServerAfterTheOldStopped(t *testing.T) {
+	f := newFleet()
+	var mu sync.Mutex
+	var log []string
+	restarted := make(chan struct{})
+	starts := 0
+	h := serveEntries(t, Options{Start: func(s config.Server) (Process, error) {
+		p, _ := f.start(s)
+		mu.Lock()
+		defer mu.Unlock()
+		log = append(log, "started")
+		if starts++; starts == 2 {
+			close(restarted)
+		}
+		return slowStop{p.(*fakeProcess), restarted, &mu, &log, new(sync.Once)}, nil
+	}}, entry("b", "y1"))
+	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.exchange(`{"jsonrpc":"2.0","id":"l0","method":"tools/list"}`)
+	reloadTo(t, h, entry("b", "y2"))
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(log, " "); got != "started stopped started" {
+		t.Errorf("the changed server's processes: %s; want its old one stopped before the new one started", got)
+	}
+}
+
+// A server added by a reload before the client's initialize is started
+// with the others and, when it is up after the client was answered a list
+// without it, announced as any late server is.
+func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
+	f := newFleet()
+	release := make(chan struct{})
+	h := serveEntries(t, Options{InitializeWait: time.Millisecond, Start: func(s config.Server) (Process, error) {
+		if s.Key == "slow" {
+			<-release // up only once the client was answered without it
+		}
+		return f.start(s)
+	}}, entry("fast", "x"))
+	h.exchange(`{"jsonrpc":"2.0","id":"p","method":"ping"}`) // Serve has begun: the reload spawns what it adds
+	h.a.Reload([]config.Server{entry("fast", "x"), entry("slow", "y")})
+	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := toolNames(t, h); got != "fast:x" {
+		t.Fatalf("first tools/list: %s", got)
+	}
+	close(release)
+	readUntil(t, h, "notifications/tools/list_changed")
+	if got := toolNames(t, h); got != "fast:x slow:y" {
+		t.Errorf("tools once the added server is up: %s", got)
 	}
 }

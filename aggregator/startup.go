@@ -148,7 +148,7 @@ func (a *Aggregator) listing() {
 // its lists changed, when the client may have been answered a list
 // without it: tools, and prompts and resources when it has them.
 func (a *Aggregator) childUp(c *child) {
-	if c.quiet || !a.listedSoon.Load() {
+	if c.quiet.Load() || !a.listedSoon.Load() {
 		return
 	}
 	a.log.Debugf("server %q: up after the client was answered a list; telling it the lists changed", c.key)
