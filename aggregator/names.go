@@ -123,12 +123,19 @@ func (n naming) assign(entries []entryName) []assignedName {
 	return n.assignKeeping(entries, nil)
 }
 
+// heldName is a name an entry was served under, and when: a higher gen
+// was served more lately.
+type heldName struct {
+	name string
+	gen  int
+}
+
 // assignKeeping is assign where a name held already (held: the names
 // served so far, by entry) stays its holder's in a collision, and the
 // others are told apart: within a session, no name changes because
 // another server came (a reload, a server starting late), even a server
 // whose key is not clean.
-func (n naming) assignKeeping(entries []entryName, held map[entryName]string) []assignedName {
+func (n naming) assignKeeping(entries []entryName, held map[entryName]heldName) []assignedName {
 	out := make([]assignedName, len(entries))
 	listed := make(map[entryName]bool, len(entries))
 	for i, e := range entries {
@@ -252,7 +259,7 @@ func cleanKey(key, sep string) bool {
 // one that held the name already (held), or else the one whose name is
 // unchanged (see assign; of several such in the client's view, the first
 // plain name in byte order, whatever the order of the entries).
-func (n naming) disambiguate(entries []entryName, out []assignedName, held map[entryName]string) {
+func (n naming) disambiguate(entries []entryName, out []assignedName, held map[entryName]heldName) {
 	groups := make(map[string][]int)
 	for i, a := range out {
 		if !a.hidden {
@@ -277,19 +284,25 @@ func (n naming) disambiguate(entries []entryName, out []assignedName, held map[e
 }
 
 // keeper is the entry of a collision group idx that keeps its name (-1:
-// none): the one that held it already; else, of the unchanged ones, the
+// none): the one that held it already (of several, the one served under
+// it most lately); else, of the unchanged ones, the
 // one with the fewest characters the client replaces in its key and name
 // (k:a_b before k:a.b), then the first plain name in byte order.
-func (n naming) keeper(entries []entryName, out []assignedName, idx []int, held map[entryName]string) int {
-	keeper := -1
+func (n naming) keeper(entries []entryName, out []assignedName, idx []int, held map[entryName]heldName) int {
+	keeper, keeperGen := -1, -1
 	better := func(i, j int) bool {
 		ri, rj := n.view.replaced(entries[i]), n.view.replaced(entries[j])
 		return ri < rj || ri == rj && entries[i].key+n.sep+entries[i].name < entries[j].key+n.sep+entries[j].name
 	}
-	for _, i := range idx {
-		if held[entries[i]] == out[i].name {
-			return i
+	for _, i := range idx { // the one that held it most lately
+		if h, ok := held[entries[i]]; ok && h.name == out[i].name && h.gen > keeperGen {
+			keeper, keeperGen = i, h.gen
 		}
+	}
+	if keeper >= 0 {
+		return keeper
+	}
+	for _, i := range idx {
 		if out[i].change == 0 && (keeper < 0 || better(i, keeper)) {
 			keeper = i
 		}

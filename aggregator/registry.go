@@ -67,7 +67,7 @@ func appendRegistered(list []registered, c *child, entries []namedEntry) []regis
 
 // register names the entries (naming.assign), enters them in index and
 // returns their listed form and their names. Called with regMu held.
-func (a *Aggregator) register(index map[string]route, kind string, entries []registered, held map[entryName]string) ([][]byte, []listedName) {
+func (a *Aggregator) register(index map[string]route, kind string, entries []registered, held map[entryName]heldName) ([][]byte, []listedName) {
 	names := make([]entryName, len(entries))
 	for i, e := range entries {
 		names[i] = entryName{key: e.child.key, name: e.entry.name}
@@ -176,18 +176,20 @@ func appendArray(b []byte, entries [][]byte) []byte {
 	return append(b, ']')
 }
 
-// pinnedNames are the names a reload found served, by entry, which keep
+// pinnedNames are the names reloads found served, by entry, which keep
 // them for the rest of the session in a collision with a name that came
-// after (names.go: assignKeeping). Before any reload nothing is pinned, so
-// that the names depend only on the config, not on which server started
-// first.
+// after (names.go: assignKeeping); of two pinned, the one served more
+// lately wins. Before any reload nothing is pinned, so that the names
+// depend only on the config, not on which server started first.
 type pinnedNames struct {
 	naming         naming // the naming they were formed with
-	tools, prompts map[entryName]string
+	gen            int    // the pinning that was last
+	tools, prompts map[entryName]heldName
 }
 
 // pinNames pins the names served now, adding to those pinned before (a
-// server that comes back gets its name back).
+// server that comes back gets its name back, unless another took it
+// meanwhile).
 func (a *Aggregator) pinNames() {
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
@@ -195,17 +197,18 @@ func (a *Aggregator) pinNames() {
 	if a.pinned.naming != r.naming {
 		a.pinned = pinnedNames{naming: r.naming}
 	}
-	a.pinned.tools = pin(a.pinned.tools, r.toolNames)
-	a.pinned.prompts = pin(a.pinned.prompts, r.promptNames)
+	a.pinned.gen++
+	a.pinned.tools = pin(a.pinned.tools, r.toolNames, a.pinned.gen)
+	a.pinned.prompts = pin(a.pinned.prompts, r.promptNames, a.pinned.gen)
 }
 
-func pin(held map[entryName]string, listed []listedName) map[entryName]string {
+func pin(held map[entryName]heldName, listed []listedName, gen int) map[entryName]heldName {
 	if held == nil {
-		held = make(map[entryName]string, len(listed))
+		held = make(map[entryName]heldName, len(listed))
 	}
 	for _, l := range listed {
 		if !l.hidden {
-			held[l.entry] = l.name
+			held[l.entry] = heldName{l.name, gen}
 		}
 	}
 	return held

@@ -376,3 +376,20 @@ func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
 		t.Errorf("tools once the added server is up: %s", got)
 	}
 }
+
+// A server that comes back does not take the name of one that got it
+// while it was away: the name served more lately stays.
+func TestReloadComebackKeepsTheNameOfTheOneServedSince(t *testing.T) {
+	f := newFleet()
+	h := serveEntries(t, Options{Start: f.start}, entry("x.y", "t"))
+	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	toolNames(t, h)
+	reloadTo(t, h)                    // x.y leaves
+	reloadTo(t, h, entry("x_y", "t")) // x_y:t, which Claude Code shows as x.y:t was
+	reloadTo(t, h, entry("x.y", "t"), entry("x_y", "t"))
+	names := strings.Fields(toolNames(t, h))
+	if len(names) != 2 || names[1] != "x_y:t" || !strings.HasPrefix(names[0], "x.y:t_") {
+		t.Errorf("tools after x.y came back: %q; want x_y:t kept, and x.y's told apart", names)
+	}
+}
