@@ -52,6 +52,7 @@ type child struct {
 	incoming     idTable[*childRequest]   // its requests relayed to the client, by its id
 	progress     idTable[*call]           // the calls in flight to it that carry a progress token, by tokenKey
 	tasks        idTable[*task]           // its tasks known to the client, by its task id
+	clientTasks  atomic.Int64             // the tasks the client runs for it (client_tasks.go)
 	heldStatuses heldStatuses             // its statuses of tasks not known yet
 	refreshing   sync.Mutex               // one list refresh at a time, so an older one never wins
 	refreshes    map[string]*refreshState // by list_changed method

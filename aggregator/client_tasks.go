@@ -1,6 +1,9 @@
 package aggregator
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -20,13 +23,15 @@ import (
 type clientTask struct {
 	id      string // the client's id, which the child knows too
 	child   *child // its owner
+	seq     int64  // the order of registration, for forgetting the oldest
 	expires time.Time
 }
 
 // clientTaskTable holds the tasks the client runs for children, by the
-// client's id.
+// client's id: at most maxTasksPerServer for one child (makeClientRoom).
 type clientTaskTable struct {
-	byID idTable[*clientTask]
+	byID    idTable[*clientTask]
+	evicted evictedTasks // the ids forgotten to make room, with their server
 }
 
 // registerClientTask records that the client's task clientID runs for
@@ -37,7 +42,7 @@ func (a *Aggregator) registerClientTask(c *child, clientID, taskObj []byte) *cli
 	if !ok {
 		return nil
 	}
-	t := &clientTask{id: key, child: c}
+	t := &clientTask{id: key, child: c, seq: a.tasks.seq.Add(1)}
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
 	if ms, err := strconv.ParseFloat(string(ttl), 64); err == nil && ms >= 0 {
 		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
@@ -46,14 +51,34 @@ func (a *Aggregator) registerClientTask(c *child, clientID, taskObj []byte) *cli
 		t, _ = a.clientTasks.byID.get(key)
 		return t
 	}
-	a.tasks.seq.Add(1) // a registration, for the sweep's count
+	if c.clientTasks.Add(1) > int64(maxTasksPerServer) {
+		a.makeClientRoom(c)
+	}
 	a.maybeSweepTasks()
 	return t
 }
 
+// makeClientRoom forgets the oldest eighth of the tasks the client runs
+// for child c, and remembers their ids for the error a later use gets.
+func (a *Aggregator) makeClientRoom(c *child) {
+	var ts []*clientTask
+	for _, t := range a.clientTasks.byID.all() {
+		if t.child == c {
+			ts = append(ts, t)
+		}
+	}
+	slices.SortFunc(ts, func(x, y *clientTask) int { return cmp.Compare(x.seq, y.seq) })
+	for _, t := range ts[:max(len(ts)/8, 1)] {
+		a.forgetClientTask(t)
+		a.clientTasks.evicted.add(t.id, c.key)
+	}
+}
+
 // forgetClientTask removes the task from the table.
 func (a *Aggregator) forgetClientTask(t *clientTask) {
-	a.clientTasks.byID.remove(t.id, t)
+	if a.clientTasks.byID.remove(t.id, t) {
+		t.child.clientTasks.Add(-1)
+	}
 }
 
 // sweepClientTasks forgets the client's tasks whose ttl has run out, and
@@ -75,7 +100,11 @@ func (c *child) childTaskRequest(m *jsonrpc.Message) ([]byte, *clientTask, []byt
 	id, _ := jsonrpc.String(taskID)
 	t, ok := c.a.clientTasks.byID.get(id)
 	if !ok || t.child != c {
-		return nil, nil, errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: unknown task "+strconv.Quote(id))
+		msg := "Invalid params: unknown task " + strconv.Quote(id)
+		if key, evicted := c.a.clientTasks.evicted.server(id); evicted && key == c.key {
+			msg += fmt.Sprintf(": mcp-simple-aggregator keeps at most %d of this server's client tasks and forgot its oldest to make room", maxTasksPerServer)
+		}
+		return nil, nil, errorLine(m.ID, jsonrpc.CodeInvalidParams, msg)
 	}
 	return m.Params, t, nil
 }

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -170,5 +171,34 @@ func TestRelatedTaskOfTheClientsAnswer(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":` + idOf(t, req) + `,"result":{"action":"accept","content":{},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":` + string(ours) + `}}}}`)
 	if got, want := a.heard(t), `{"jsonrpc":"2.0","id":"e","result":{"action":"accept","content":{},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"mine"}}}}`; got != want {
 		t.Errorf("the child got:\n %s\nwant\n %s", got, want)
+	}
+}
+
+// The tasks the client runs for one server are bounded as the server's
+// own are: past maxTasksPerServer the oldest are forgotten, and the
+// server's later request for one of them is told why.
+func TestClientTasksOfAServerAreBounded(t *testing.T) {
+	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
+	maxTasksPerServer = 16
+	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}, {Key: "other", Command: "fake"}}})
+	k, other := a.children()[0], a.children()[1]
+	a.registerClientTask(other, []byte(`"o"`), []byte(`{}`))
+	for i := range maxTasksPerServer + 1 {
+		a.registerClientTask(k, jsonrpc.AppendString(nil, fmt.Sprintf("c%d", i)), []byte(`{}`))
+	}
+	if got := k.clientTasks.Load(); got != int64(maxTasksPerServer-1) {
+		t.Errorf("k holds %d client tasks, want %d", got, maxTasksPerServer-1)
+	}
+	for _, id := range []string{"c0", "c1"} {
+		if _, known := a.clientTasks.byID.get(id); known {
+			t.Errorf("the oldest client task %s is still known", id)
+		}
+	}
+	if _, known := a.clientTasks.byID.get("o"); !known {
+		t.Error("another server's client task was forgotten")
+	}
+	m := &jsonrpc.Message{ID: []byte(`1`), Method: "tasks/get", Params: []byte(`{"taskId":"c0"}`)}
+	if _, _, bad := k.childTaskRequest(m); !strings.Contains(string(bad), "keeps at most 16 of this server's client tasks") {
+		t.Errorf("k's tasks/get of a forgotten client task answered %s", bad)
 	}
 }

@@ -65,7 +65,10 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 // ids and returns its entries and the child's next cursor. A task the
 // aggregator does not know (one created before a restart of the client's
 // session, or forgotten to make room) is registered: the child keeps it,
-// so the client can use it.
+// so the client can use it; but a finished one is left out while the
+// child's table is full, so that listing a server that keeps more than
+// maxTasksPerServer tasks does not push out, page after page, the tasks
+// it listed before (which would come back under new ids).
 func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, []byte, error) {
 	items, err := ch.listEntries(resp, "tasks/list", "tasks")
 	if err != nil {
@@ -76,7 +79,7 @@ func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, 
 		childID, _ := jsonrpc.Member(it, "taskId")
 		key, _ := jsonrpc.String(childID)
 		t, known := ch.tasks.get(key)
-		if !known {
+		if !known && (!isTerminal(statusOf(it)) || ch.tasks.len() < maxTasksPerServer) {
 			t, known = a.registerTask(ch, childID, it)
 		}
 		if known {

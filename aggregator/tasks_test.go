@@ -390,3 +390,45 @@ func listAllTasks(t *testing.T, h *harness) []string {
 	t.Fatalf("tasks/list still had a next page after 10 pages: %q", listed)
 	return nil
 }
+
+// A server's tasks/list of more finished tasks than the bound does not
+// push out the tasks listed before: finished tasks the aggregator does not
+// know are left out while the table is full; running ones still come in.
+func TestTaskListAtTheBoundKeepsTheTasksItHas(t *testing.T) {
+	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
+	maxTasksPerServer = 4
+	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
+	k := a.children()[0]
+	var items []string
+	for i := range 6 {
+		items = append(items, fmt.Sprintf(`{"taskId":"t%d","status":"completed"}`, i))
+	}
+	items = append(items, `{"taskId":"running","status":"working"}`)
+	resp := &jsonrpc.Message{Result: []byte(`{"tasks":[` + strings.Join(items, ",") + `]}`)}
+	page, _, err := a.childTaskPage(k, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := k.tasks.all()
+	if len(page) != 5 || k.tasks.len() != 4 {
+		t.Errorf("listed %d, the table holds %d; want t0-t3 and running listed, 4 held", len(page), k.tasks.len())
+	}
+	if _, ok := k.tasks.get("running"); !ok {
+		t.Error("a running task was left out")
+	}
+	a.childTaskPage(k, resp) // listed again: the same ids
+	for _, tk := range first {
+		if now, ok := k.tasks.get(mustString(t, tk.childID)); ok && now != tk {
+			t.Errorf("task %s got a new id", tk.childID)
+		}
+	}
+}
+
+func mustString(t *testing.T, raw []byte) string {
+	t.Helper()
+	s, ok := jsonrpc.String(raw)
+	if !ok {
+		t.Fatalf("%s is not a string", raw)
+	}
+	return s
+}
