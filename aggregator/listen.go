@@ -346,3 +346,21 @@ func (s *listenSet) standIn(c *child, uri string, on bool) {
 		c.conn.Cancel(id, nil)
 	}
 }
+
+// forgetChild drops what the streams keep about a child a reload stopped:
+// its subscriptions end with it, and the set keeps no reference to it.
+func (s *listenSet) forgetChild(c *child) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.legacy, c)
+	delete(s.byChild, c)
+	for key := range s.standIns {
+		if key.c == c {
+			delete(s.standIns, key)
+		}
+	}
+	for _, l := range s.open {
+		l.atChildren = slices.DeleteFunc(l.atChildren, func(cl childListen) bool { return cl.c == c })
+		l.subscribed = slices.DeleteFunc(l.subscribed, func(cu childURI) bool { return cu.c == c })
+	}
+}

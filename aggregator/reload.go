@@ -47,6 +47,7 @@ func (a *Aggregator) Reload(servers []config.Server) {
 			defer wg.Done()
 			defer close(r.done)
 			r.c.retire(r.why, a.serving)
+			a.listens.forgetChild(r.c)
 		}()
 	}
 	started := a.startAdded(added, retired)

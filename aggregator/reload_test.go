@@ -393,3 +393,26 @@ func TestReloadComebackKeepsTheNameOfTheOneServedSince(t *testing.T) {
 		t.Errorf("tools after x.y came back: %q; want x_y:t kept, and x.y's told apart", names)
 	}
 }
+
+// A stopped server leaves nothing of itself in the client's
+// subscriptions, and the others' stay.
+func TestForgetChildLeavesTheOthersSubscriptions(t *testing.T) {
+	a := New(Options{Servers: []config.Server{entry("gone"), entry("kept")}})
+	gone, kept := a.children()[0], a.children()[1]
+	l := &listen{atChildren: []childListen{{gone, []byte("1")}, {kept, []byte("2")}},
+		subscribed: []childURI{{gone, "u"}, {kept, "v"}}}
+	s := &listenSet{open: []*listen{l},
+		legacy:   map[*child]map[string]int{gone: {"u": 1}, kept: {"v": 1}},
+		byChild:  map[*child]map[string]*listen{gone: {"1": l}, kept: {"2": l}},
+		standIns: map[childURI][]byte{{gone, "u"}: []byte("3"), {kept, "v"}: []byte("4")}}
+	s.forgetChild(gone)
+	if _, ok := s.legacy[gone]; ok || len(s.legacy) != 1 {
+		t.Errorf("legacy: %v", s.legacy)
+	}
+	if _, ok := s.byChild[gone]; ok || len(s.byChild) != 1 {
+		t.Errorf("byChild: %v", s.byChild)
+	}
+	if len(s.standIns) != 1 || len(l.atChildren) != 1 || l.atChildren[0].c != kept || len(l.subscribed) != 1 || l.subscribed[0].c != kept {
+		t.Errorf("standIns %v, the stream's listens %v and subscriptions %v: want only kept's", s.standIns, l.atChildren, l.subscribed)
+	}
+}
