@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -22,9 +20,6 @@ const interopDir = "interop"
 // interopPackages are the npm packages (under @modelcontextprotocol) the
 // interop scripts use; requireInterop installs them when one is missing.
 var interopPackages = []string{"sdk", "client", "server", "server-everything", "server-filesystem", "server-basic-vanillajs"}
-
-// interopInstall keeps two tests from running npm ci at once.
-var interopInstall sync.Mutex
 
 // missingInteropPackages lists the interopPackages not installed.
 func missingInteropPackages() []string {
@@ -44,36 +39,16 @@ func missingInteropPackages() []string {
 // why; in CI (CI=true) they must run.
 func requireInterop(t *testing.T) {
 	t.Helper()
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("interop peers unavailable in CI: %s", msg)
-		}
-		t.Skipf("interop peers unavailable, test skipped: %s", msg)
-	}
 	if _, err := exec.LookPath("node"); err != nil {
-		unavailable("node is not installed: %v", err)
+		skipUnlessCI(t, "node is not installed: %v", err)
 	}
-	interopInstall.Lock()
-	defer interopInstall.Unlock()
-	if len(missingInteropPackages()) == 0 {
-		return
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		unavailable("npm is not installed: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = interopDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		unavailable("npm ci in e2e/interop failed: %v\n%s", err, out)
-	}
-	if missing := missingInteropPackages(); len(missing) > 0 {
-		unavailable("npm ci in e2e/interop did not install @modelcontextprotocol/%s", strings.Join(missing, ", @modelcontextprotocol/"))
-	}
+	npmInstall(t, interopDir, func() []string {
+		var missing []string
+		for _, p := range missingInteropPackages() {
+			missing = append(missing, "@modelcontextprotocol/"+p)
+		}
+		return missing
+	})
 }
 
 // interopServer is a config entry running the npm package pkg (under

@@ -6,7 +6,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"debug/macho"
 	"encoding/json"
 	"fmt"
@@ -63,16 +62,6 @@ func platformTarball(version, goos, goarch string) string {
 	return "mcp-simple-aggregator-" + npmPlatform(goos, goarch) + "-" + semverOf(version) + ".tgz"
 }
 
-// skipUnlessCI skips the test, saying why; in CI (CI=true) it fails it.
-func skipUnlessCI(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("packaging tools unavailable in CI: %s", msg)
-	}
-	t.Skipf("packaging tools unavailable, test skipped: %s", msg)
-}
-
 // requireNPM returns the path of npm, which .ci/release packs with.
 func requireNPM(t *testing.T) string {
 	t.Helper()
@@ -83,33 +72,20 @@ func requireNPM(t *testing.T) string {
 	return npm
 }
 
-// mcpbInstall keeps two tests from running npm ci at once.
-var mcpbInstall sync.Mutex
-
 // requireMCPB returns the path of the official MCPB CLI, installing it
 // with `npm ci` in e2e/packaging when it is not there yet.
 func requireMCPB(t *testing.T) string {
 	t.Helper()
-	npm := requireNPM(t)
 	cli, err := filepath.Abs(filepath.Join(packagingDir, "node_modules", ".bin", "mcpb"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpbInstall.Lock()
-	defer mcpbInstall.Unlock()
-	if _, err := os.Stat(cli); err == nil {
-		return cli
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = packagingDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		skipUnlessCI(t, "npm ci in e2e/packaging failed: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		skipUnlessCI(t, "npm ci in e2e/packaging did not install the mcpb CLI: %v", err)
-	}
+	npmInstall(t, packagingDir, func() []string {
+		if _, err := os.Stat(cli); err != nil {
+			return []string{"the mcpb CLI"}
+		}
+		return nil
+	})
 	return cli
 }
 

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,22 +25,12 @@ const clientsDir = "clients"
 // realClientBins are the clients' commands in clientsDir's node_modules.
 var realClientBins = []string{"claude", "codex", "gemini"}
 
-// clientsInstall keeps two tests from running npm ci at once.
-var clientsInstall sync.Mutex
-
 // requireRealClients makes sure the pinned clients are installed, with
 // `npm ci` when one is missing. Outside CI a machine that cannot get them
 // skips the test, saying why; in CI (CI=true) the test fails.
 func requireRealClients(t *testing.T) {
 	t.Helper()
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real clients unavailable in CI: "+format, args...)
-		}
-		t.Skipf("real clients unavailable, test skipped: "+format, args...)
-	}
-	missing := func() []string {
+	npmInstall(t, clientsDir, func() []string {
 		var m []string
 		for _, bin := range realClientBins {
 			if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", ".bin", bin)); err != nil {
@@ -49,26 +38,7 @@ func requireRealClients(t *testing.T) {
 			}
 		}
 		return m
-	}
-	clientsInstall.Lock()
-	defer clientsInstall.Unlock()
-	if len(missing()) == 0 {
-		return
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		unavailable("npm is not installed: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = clientsDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		unavailable("npm ci in e2e/clients failed: %v\n%s", err, out)
-	}
-	if m := missing(); len(m) > 0 {
-		unavailable("npm ci in e2e/clients installed no %s", strings.Join(m, ", "))
-	}
+	})
 }
 
 // realClient is how to run one client against a fake model, with the
