@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 )
 
 // Check starts every child, initializes it as a client would (with the
@@ -19,8 +21,8 @@ import (
 // them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	a.startChildren()
-	a.client.begin(clientInit{era: eraLegacy, version: LatestVersion})
-	a.startChildSessions(startPlan{init: a.childInitParams(LatestVersion)})
+	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy})
+	a.startChildSessions(startPlan{init: a.childInitParams(eras.LatestLegacy)})
 	a.waitReady(ctx)
 
 	ok := true

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -94,7 +95,7 @@ func (c *child) refreshPrompts(ctx context.Context) error {
 
 // refreshNamed replaces *list and *hint (guarded by c.mu) with the child's
 // current entries of a named list.
-func (c *child) refreshNamed(ctx context.Context, method, field string, list *[]namedEntry, hint *cacheHint) error {
+func (c *child) refreshNamed(ctx context.Context, method, field string, list *[]namedEntry, hint *eras.Hint) error {
 	began := fetches.Add(1)
 	entries, h, err := c.listNamed(ctx, method, field)
 	if err != nil {
@@ -153,7 +154,7 @@ func (c *child) refreshTemplates(ctx context.Context) error {
 }
 
 // listNamed fetches a list of named entries; the registry names them.
-func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEntry, cacheHint, error) {
+func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEntry, eras.Hint, error) {
 	items, hint, err := c.fetchAllPages(ctx, method, field)
 	if err != nil {
 		return nil, hint, err
@@ -178,41 +179,41 @@ const maxPages = 10000
 // fetchAllPages calls a list method page by page and returns the raw
 // entries of field from every page, and the pages' caching hint merged
 // (a legacy child's says nothing).
-func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]byte, cacheHint, error) {
+func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]byte, eras.Hint, error) {
 	var all [][]byte
 	var params []byte
-	var hints []cacheHint
+	var hints []eras.Hint
 	seen := make(map[string]bool)
 	for page := 0; page < maxPages; page++ {
 		resp, err := c.call(ctx, method, params)
 		if err != nil {
-			return nil, cacheHint{}, err
+			return nil, eras.Hint{}, err
 		}
 		if resp.Error != nil {
-			return nil, cacheHint{}, c.errorf("answered %s with an error: %s", method, resp.Error)
+			return nil, eras.Hint{}, c.errorf("answered %s with an error: %s", method, resp.Error)
 		}
 		items, err := c.listEntries(resp, method, field)
 		if err != nil {
-			return nil, cacheHint{}, err
+			return nil, eras.Hint{}, err
 		}
 		all = append(all, items...)
 		if c.modern.Load() {
-			hints = append(hints, readCacheHint(resp.Result))
+			hints = append(hints, eras.ReadHint(resp.Result, time.Now()))
 		}
 		cursor, ok := jsonrpc.Member(resp.Result, "nextCursor")
 		if !ok || string(cursor) == "null" {
 			if len(hints) == 0 {
-				return all, cacheHint{}, nil
+				return all, eras.Hint{}, nil
 			}
-			return all, mergeHints(hints, time.Now()), nil
+			return all, eras.MergeHints(hints, time.Now()), nil
 		}
 		if seen[string(cursor)] {
-			return nil, cacheHint{}, c.errorf("repeated the cursor %s in %s", cursor, method)
+			return nil, eras.Hint{}, c.errorf("repeated the cursor %s in %s", cursor, method)
 		}
 		seen[string(cursor)] = true
 		params = append(append([]byte(`{"cursor":`), cursor...), '}')
 	}
-	return nil, cacheHint{}, c.errorf("answered %s in more than %d pages", method, maxPages)
+	return nil, eras.Hint{}, c.errorf("answered %s in more than %d pages", method, maxPages)
 }
 
 // The child's list_changed notifications: refresh the list, then tell the

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -61,7 +62,7 @@ func (c *child) listenForChanges() {
 	if caps.resources {
 		params = append(params, `,"resourcesListChanged":true`...)
 	}
-	params = withMeta(append(params, "}}"...), c.a.childMeta())
+	params = eras.WithMeta(append(params, "}}"...), c.a.childMeta())
 	if _, err := c.conn.Go("subscriptions/listen", params, func(m *jsonrpc.Message, err error) {
 		if err == nil && m.Error != nil {
 			c.a.log.Warnf("server %q: subscriptions/listen: %s; its list changes will not be seen", c.key, m.Error)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
 )
@@ -93,7 +93,7 @@ func (c *child) open(ctx context.Context, plan startPlan) (string, error) {
 	err := c.initialize(ctx, plan.init)
 	var modern *modernOnlyError
 	if errors.As(err, &modern) {
-		c.a.log.Debugf("server %q: %v; serving it in the %s era", c.key, err, ModernVersion)
+		c.a.log.Debugf("server %q: %v; serving it in the %s era", c.key, err, eras.ModernVersion)
 		if _, err := c.discover(ctx); err != nil {
 			return "server/discover", err
 		}
@@ -145,7 +145,7 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 		return err
 	}
 	if resp.Error != nil {
-		if refusesLegacy(resp.Error) {
+		if eras.RefusesLegacy(resp.Error) {
 			return &modernOnlyError{key: c.key, err: resp.Error}
 		}
 		return c.errorf("answered initialize with an error: %s", resp.Error)
@@ -154,8 +154,8 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 		return c.duplicateAnswer(resp.Duplicate)
 	}
 	version, _ := jsonrpc.StringMember(resp.Result, "protocolVersion")
-	if !isSupported(version) {
-		return c.errorf("answered initialize with protocol version %q, which is not one of %s", version, strings.Join(supportedVersions, ", "))
+	if !eras.IsLegacy(version) {
+		return c.errorf("answered initialize with protocol version %q, which is not one of %s", version, strings.Join(eras.LegacyVersions, ", "))
 	}
 	caps := parseServerCapabilities(resp.Result)
 	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
@@ -168,30 +168,12 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 	return c.conn.Notify("notifications/initialized", nil)
 }
 
-// refusesLegacy reports whether an error answering initialize is a modern
-// server's refusal: it names the modern version in data.supported (as
-// -32022 does) or in its message (the spec leaves the code of a
-// modern-only server's answer to initialize to the server, and asks it to
-// name its versions).
-func refusesLegacy(errObj []byte) bool {
-	data, _ := jsonrpc.Member(errObj, "data")
-	supported, _ := jsonrpc.Member(data, "supported")
-	versions, _ := jsonrpc.Elements(supported)
-	for _, v := range versions {
-		if s, _ := jsonrpc.String(v); s == ModernVersion {
-			return true
-		}
-	}
-	message, _ := jsonrpc.StringMember(errObj, "message")
-	return strings.Contains(message, ModernVersion)
-}
-
 // discover asks the child server/discover. A DiscoverResult that lists the
 // modern version makes it a modern child. legacy reports that the child
 // answered as a legacy server does (an error that is not a modern one, or
 // a -32022 naming only legacy versions).
 func (c *child) discover(ctx context.Context) (legacy bool, err error) {
-	resp, err := c.conn.Call(ctx, "server/discover", withMeta(nil, c.a.childMeta()))
+	resp, err := c.conn.Call(ctx, "server/discover", eras.WithMeta(nil, c.a.childMeta()))
 	if err != nil {
 		return false, err
 	}
@@ -202,37 +184,29 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 		}
 		data, _ := jsonrpc.Member(resp.Error, "data")
 		supported, _ := jsonrpc.Member(data, "supported")
-		return speaksLegacy(supported), c.errorf("speaks none of %s: %s", strings.Join(modernVersions, ", "), resp.Error)
+		return eras.ListsLegacy(supported), c.errorf("speaks none of %s: %s", strings.Join(eras.ModernVersions, ", "), resp.Error)
 	}
 	if resp.Duplicate != "" {
 		return false, c.duplicateAnswer(resp.Duplicate)
 	}
 	supported, _ := jsonrpc.Member(resp.Result, "supportedVersions")
-	versions, _ := jsonrpc.Elements(supported)
-	if !slices.ContainsFunc(versions, func(v []byte) bool { s, _ := jsonrpc.String(v); return s == ModernVersion }) {
-		return speaksLegacy(supported), c.errorf("supports %s, not %s", supported, ModernVersion)
+	if !eras.Lists(supported, eras.ModernVersion) {
+		return eras.ListsLegacy(supported), c.errorf("supports %s, not %s", supported, eras.ModernVersion)
 	}
 	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
 	c.mu.Lock()
-	c.version, c.caps, c.instructions = ModernVersion, parseServerCapabilities(resp.Result), instructions
-	c.hints.discover = readCacheHint(resp.Result)
+	c.version, c.caps, c.instructions = eras.ModernVersion, parseServerCapabilities(resp.Result), instructions
+	c.hints.discover = eras.ReadHint(resp.Result, time.Now())
 	c.mu.Unlock()
 	c.modern.Store(true)
 	return false, nil
-}
-
-// speaksLegacy reports whether a list of versions names one of the legacy
-// versions the aggregator speaks.
-func speaksLegacy(supported []byte) bool {
-	versions, _ := jsonrpc.Elements(supported)
-	return slices.ContainsFunc(versions, func(v []byte) bool { s, _ := jsonrpc.String(v); return isSupported(s) })
 }
 
 // call sends a request of the aggregator's own to the child (a list, a
 // fan-out): a modern child gets the _meta of the client's era with it.
 func (c *child) call(ctx context.Context, method string, params []byte) (*jsonrpc.Message, error) {
 	if c.modern.Load() {
-		params = withMeta(params, c.a.childMeta())
+		params = eras.WithMeta(params, c.a.childMeta())
 	}
 	return c.conn.Call(ctx, method, params)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -11,11 +12,11 @@ import (
 // goroutine: the methods the era removed are refused, the _meta is read
 // (readModern), and the first such request begins the session.
 func (a *Aggregator) acceptModern(c *call, s clientInit) []byte {
-	if instead := removedInModern[c.method]; instead != "" {
+	if instead := eras.RemovedInModern[c.method]; instead != "" {
 		if c.method == "initialize" && s.era == eraModern {
-			return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize after requests of protocol "+ModernVersion+" on this connection")
+			return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize after requests of protocol "+eras.ModernVersion+" on this connection")
 		}
-		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method+" is not part of protocol "+ModernVersion+" (replaced by "+instead+")")
+		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method+" is not part of protocol "+eras.ModernVersion+" (replaced by "+instead+")")
 	}
 	r, bad := readModern(c)
 	if bad != nil {
@@ -34,12 +35,12 @@ func (a *Aggregator) acceptModern(c *call, s clientInit) []byte {
 // the aggregator asks children on its own, names are formed for the
 // client it names, and every child starts, probed with server/discover.
 func (a *Aggregator) beginModern(r modernRequest) {
-	a.client.begin(clientInit{era: eraModern, version: ModernVersion, caps: parseClientCapabilities(r.caps), info: r.info})
+	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: parseClientCapabilities(r.caps), info: r.info})
 	name, _ := jsonrpc.StringMember(r.info, "name")
 	a.beginClient(name)
-	a.log.Debugf("client speaks protocol %s (%s); probing each server with server/discover", ModernVersion, clipLine(r.info))
+	a.log.Debugf("client speaks protocol %s (%s); probing each server with server/discover", eras.ModernVersion, clipLine(r.info))
 	a.openGate() // a modern session has no notifications/initialized
-	a.startChildSessions(startPlan{probe: true, init: a.childInitParams(LatestVersion)})
+	a.startChildSessions(startPlan{probe: true, init: a.childInitParams(eras.LatestLegacy)})
 }
 
 // serveDiscover answers server/discover once every child has opened its
@@ -49,36 +50,30 @@ func (a *Aggregator) serveDiscover(ctx context.Context, c *call) []byte {
 		return nil
 	}
 	caps, instructions := a.childOffers()
-	b := []byte(`{"resultType":"complete","supportedVersions":[`)
-	for i, v := range modernVersions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonrpc.AppendString(b, v)
-	}
-	b = mergeCapabilities(append(b, `],"capabilities":`...), caps)
+	b := eras.AppendVersions([]byte(`{"resultType":"complete","supportedVersions":`))
+	b = mergeCapabilities(append(b, `,"capabilities":`...), caps)
 	if instructions != "" {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
 	}
-	b = appendCacheHint(b, a.discoverHint())
-	b = append(append(b, `,"_meta":{"`+metaServerInfo+`":`...), a.serverInfo()...)
+	b = eras.AppendHint(b, a.discoverHint())
+	b = append(append(b, `,"_meta":{"`+eras.MetaServerInfo+`":`...), a.serverInfo()...)
 	return jsonrpc.AppendResult(nil, c.id, append(b, "}}"...))
 }
 
 // discoverHint merges the hints of the children's discover results (a
 // legacy child's: stale at once).
-func (a *Aggregator) discoverHint() cacheHint {
-	var hs []cacheHint
+func (a *Aggregator) discoverHint() eras.Hint {
+	var hs []eras.Hint
 	for _, c := range a.children() {
 		if c.initialized() {
-			hs = append(hs, c.hint(func(h *childHints) cacheHint { return h.discover }))
+			hs = append(hs, c.hint(func(h *childHints) eras.Hint { return h.discover }))
 		}
 	}
-	return mergeHints(hs, time.Now())
+	return eras.MergeHints(hs, time.Now())
 }
 
 // hint returns one of the child's hints.
-func (c *child) hint(which func(*childHints) cacheHint) cacheHint {
+func (c *child) hint(which func(*childHints) eras.Hint) eras.Hint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return which(&c.hints)

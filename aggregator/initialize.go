@@ -4,23 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
-
-// Protocol versions the aggregator speaks, oldest first.
-var supportedVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
-
-// LatestVersion is the newest protocol version the aggregator speaks.
-var LatestVersion = supportedVersions[len(supportedVersions)-1]
-
-func isSupported(version string) bool {
-	for _, v := range supportedVersions {
-		if v == version {
-			return true
-		}
-	}
-	return false
-}
 
 // acceptInitialize negotiates the protocol version with the client and
 // takes its capabilities, on the reader goroutine, so that the requests
@@ -32,8 +18,8 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: initialize needs params.protocolVersion (a string)")
 	}
 	version := requested
-	if !isSupported(version) {
-		version = LatestVersion
+	if !eras.IsLegacy(version) {
+		version = eras.LatestLegacy
 	}
 	caps, _ := jsonrpc.Member(c.params, "capabilities")
 	clientInfo, _ := jsonrpc.Member(c.params, "clientInfo")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -18,12 +19,6 @@ import (
 // maxInputRounds bounds the rounds of one call, against a child that
 // never stops asking.
 const maxInputRounds = 64
-
-// isInputRequired reports whether a result asks for input.
-func isInputRequired(result []byte) bool {
-	t, _ := jsonrpc.StringMember(result, "resultType")
-	return t == "input_required"
-}
 
 // fulfil runs the rounds of a call the child answered input_required, on
 // a goroutine of its own that the client's cancel stops.
@@ -75,7 +70,7 @@ func (c *call) rounds(ctx context.Context, resp *jsonrpc.Message) {
 			c.deliver(nil, err)
 			return
 		}
-		if next.Error != nil || !isInputRequired(next.Result) {
+		if next.Error != nil || !eras.IsInputRequired(next.Result) {
 			c.deliver(next, nil)
 			return
 		}

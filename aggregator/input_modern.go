@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -114,13 +115,13 @@ func (c *child) inputRequest(m *jsonrpc.Message) {
 			c.conn.Write(jsonrpc.AppendResult(nil, m.ID, []byte("{}")))
 			return
 		}
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" (the client speaks "+ModernVersion+", which has no requests from servers)"))
+		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" (the client speaks "+eras.ModernVersion+", which has no requests from servers)"))
 		return
 	}
 	x, n := c.exchanges.sole()
 	if x == nil {
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
-			"mcp-simple-aggregator: the client speaks %s, where a server asks for input only as part of a call; %d calls that may take input are in flight to this server, so %s cannot be given to exactly one of them", ModernVersion, n, m.Method)))
+			"mcp-simple-aggregator: the client speaks %s, where a server asks for input only as part of a call; %d calls that may take input are in flight to this server, so %s cannot be given to exactly one of them", eras.ModernVersion, n, m.Method)))
 		return
 	}
 	if !x.origin.declares(need) {
@@ -133,7 +134,7 @@ func (c *child) inputRequest(m *jsonrpc.Message) {
 // declares reports whether the modern request declared a client
 // capability in its _meta.
 func (c *call) declares(capability string) bool {
-	caps, _ := jsonrpc.Member(c.p.meta, metaClientCapabilities)
+	caps, _ := jsonrpc.Member(c.p.meta, eras.MetaClientCapabilities)
 	v, ok := jsonrpc.Member(caps, capability)
 	return ok && string(v) != "null"
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -40,12 +41,12 @@ type childListen struct {
 // stamp returns params for a notification on the stream: its params with
 // the subscription id in _meta.
 func (l *listen) stamp(params []byte) []byte {
-	meta := append(append([]byte(`{"`+metaSubscriptionID+`":`), l.id...), '}')
+	meta := append(append([]byte(`{"`+eras.MetaSubscriptionID+`":`), l.id...), '}')
 	if params == nil {
 		return append(append([]byte(`{"_meta":`), meta...), '}')
 	}
 	if old, ok := jsonrpc.Member(params, "_meta"); ok && len(old) > 0 && old[0] == '{' {
-		if m, err := jsonrpc.ReplaceMember(old, metaSubscriptionID, l.id); err == nil {
+		if m, err := jsonrpc.ReplaceMember(old, eras.MetaSubscriptionID, l.id); err == nil {
 			meta = m
 		}
 	}
@@ -119,7 +120,7 @@ func (a *Aggregator) endedListen(ctx context.Context, c *call) []byte {
 	if ctx.Err() != nil && a.ctx.Err() == nil {
 		return nil // cancelled by the client: no answer
 	}
-	result := append(append([]byte(`{"resultType":"complete","_meta":{"`+metaSubscriptionID+`":`), c.id...), "}}"...)
+	result := append(append([]byte(`{"resultType":"complete","_meta":{"`+eras.MetaSubscriptionID+`":`), c.id...), "}}"...)
 	return jsonrpc.AppendResult(nil, c.id, result)
 }
 
@@ -197,7 +198,7 @@ func (s *listenSet) watch(ctx context.Context, l *listen, c *child, uris []strin
 			}
 			params = jsonrpc.AppendString(params, u)
 		}
-		params = withMeta(append(params, "]}}"...), c.a.childMeta())
+		params = eras.WithMeta(append(params, "]}}"...), c.a.childMeta())
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		id, err := c.conn.Go("subscriptions/listen", params, func(*jsonrpc.Message, error) {})
@@ -296,7 +297,7 @@ func (s *listenSet) resourceUpdated(up notifier, c *child, params []byte) {
 	defer s.mu.Unlock()
 	if c.modern.Load() {
 		meta, _ := jsonrpc.Member(params, "_meta")
-		sub, _ := jsonrpc.Member(meta, metaSubscriptionID)
+		sub, _ := jsonrpc.Member(meta, eras.MetaSubscriptionID)
 		if l, ok := s.byChild[c][idKey(sub)]; ok && !l.c.isCancelled() {
 			up.Notify("notifications/resources/updated", l.stamp(params))
 		}
@@ -334,7 +335,7 @@ func (s *listenSet) standIn(c *child, uri string, on bool) {
 	switch {
 	case on && !open:
 		params := jsonrpc.AppendString([]byte(`{"notifications":{"resourceSubscriptions":[`), uri)
-		id, err := c.conn.Go("subscriptions/listen", withMeta(append(params, "]}}"...), c.a.childMeta()), func(*jsonrpc.Message, error) {})
+		id, err := c.conn.Go("subscriptions/listen", eras.WithMeta(append(params, "]}}"...), c.a.childMeta()), func(*jsonrpc.Message, error) {})
 		if err == nil {
 			if s.standIns == nil {
 				s.standIns = make(map[childURI][]byte)

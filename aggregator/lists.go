@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -27,8 +28,8 @@ func (a *Aggregator) listTools(_ context.Context, c *call) []byte {
 		return bad
 	}
 	a.listing()
-	return c.listAnswer(a.reg.Load().toolsResult, func() cacheHint {
-		return a.listHint((*child).running, func(h *childHints) cacheHint { return h.tools })
+	return c.listAnswer(a.reg.Load().toolsResult, func() eras.Hint {
+		return a.listHint((*child).running, func(h *childHints) eras.Hint { return h.tools })
 	})
 }
 
@@ -37,39 +38,39 @@ func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
 		return bad
 	}
 	a.listing()
-	return c.listAnswer(a.reg.Load().promptsResult, func() cacheHint {
+	return c.listAnswer(a.reg.Load().promptsResult, func() eras.Hint {
 		hasPrompts := func(ch *child) bool { return ch.running() && ch.capabilities().prompts }
-		return a.listHint(hasPrompts, func(h *childHints) cacheHint { return h.prompts })
+		return a.listHint(hasPrompts, func(h *childHints) eras.Hint { return h.prompts })
 	})
 }
 
 // listHint merges the caching hints of one list of the children that
 // serve it, for a modern client.
-func (a *Aggregator) listHint(serves func(*child) bool, which func(*childHints) cacheHint) cacheHint {
-	var hs []cacheHint
+func (a *Aggregator) listHint(serves func(*child) bool, which func(*childHints) eras.Hint) eras.Hint {
+	var hs []eras.Hint
 	for _, c := range a.children() {
 		if serves(c) {
 			hs = append(hs, c.hint(which))
 		}
 	}
-	return mergeHints(hs, time.Now())
+	return eras.MergeHints(hs, time.Now())
 }
 
 // listResources merges the children's current resource lists, each fetched
 // whole, URIs untouched.
 func (a *Aggregator) listResources(ctx context.Context, c *call) []byte {
 	return a.mergeResourceLists(ctx, c, "resources", (*child).refreshResources, (*child).resourceEntries,
-		func(h *childHints) cacheHint { return h.resources })
+		func(h *childHints) eras.Hint { return h.resources })
 }
 
 func (a *Aggregator) listResourceTemplates(ctx context.Context, c *call) []byte {
 	return a.mergeResourceLists(ctx, c, "resourceTemplates", (*child).refreshTemplates, (*child).templateEntries,
-		func(h *childHints) cacheHint { return h.templates })
+		func(h *childHints) eras.Hint { return h.templates })
 }
 
 // mergeResourceLists refreshes a list of every child with resources and
 // answers with their entries in config order.
-func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte, hint func(*childHints) cacheHint) []byte {
+func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte, hint func(*childHints) eras.Hint) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
@@ -80,7 +81,7 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 		return nil
 	}
 	var all [][]byte
-	var hs []cacheHint
+	var hs []eras.Hint
 	owners := make(map[string]string) // what identifies an entry -> the key of the server that listed it first
 	for _, ch := range cs {
 		for _, e := range entries(ch) {
@@ -91,7 +92,7 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 		}
 		hs = append(hs, ch.hint(hint))
 	}
-	return c.listAnswer(listResult(field, all), func() cacheHint { return mergeHints(hs, time.Now()) })
+	return c.listAnswer(listResult(field, all), func() eras.Hint { return eras.MergeHints(hs, time.Now()) })
 }
 
 // shadowed reports whether entry e of server key, in the list field, is a
@@ -142,8 +143,8 @@ func (a *Aggregator) refreshEach(ctx context.Context, cs []*child, what string, 
 // each request they get from the client (childMeta).
 func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 	level, ok := jsonrpc.StringMember(c.params, "level")
-	if !ok || !isLogLevel(level) {
-		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: logging/setLevel needs params.level, one of "+strings.Join(logLevels, ", "))
+	if !ok || !eras.IsLogLevel(level) {
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: logging/setLevel needs params.level, one of "+strings.Join(eras.LogLevels, ", "))
 	}
 	a.client.setLogLevel(level)
 	var wg sync.WaitGroup

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -30,7 +31,7 @@ func TestModernClientDiscoverAndLists(t *testing.T) {
 		t.Errorf("capabilities %v: want the children's tools and logging", caps)
 	}
 	meta, _ := r["_meta"].(map[string]any)
-	if info, _ := meta[metaServerInfo].(map[string]any); info["name"] != "agg" {
+	if info, _ := meta[eras.MetaServerInfo].(map[string]any); info["name"] != "agg" {
 		t.Errorf("_meta %v: want serverInfo", meta)
 	}
 	// The legacy child was probed, then initialized with the client's
@@ -173,7 +174,7 @@ func TestSilentLegacyChildIsInitializedAfterTheProbe(t *testing.T) {
 	for _, c := range h.a.children() {
 		versions[c.key] = c.status().version
 	}
-	if versions[silentKind] != "2025-11-25" || versions[modernKind] != ModernVersion {
+	if versions[silentKind] != "2025-11-25" || versions[modernKind] != eras.ModernVersion {
 		t.Errorf("versions %v", versions)
 	}
 	// A legacy child under a modern client is expected, not warned about.
@@ -212,22 +213,6 @@ func TestChildExitingOnTheProbeIsStartedAgain(t *testing.T) {
 	}
 	if v := h.a.children()[0].status().version; v != "2025-11-25" {
 		t.Errorf("version %q", v)
-	}
-}
-
-// A modern child's result reaches a legacy client without what the legacy
-// era lacks; every other byte stays.
-func TestLegacyResult(t *testing.T) {
-	cases := map[string]string{
-		`{"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m"}}}`:                               `{"content":[]}`,
-		`{"resultType":"complete","content":[1], "_meta":{"k":1,"io.modelcontextprotocol/serverInfo":{}},"ttlMs":5,"cacheScope":"public"}`: `{"content":[1], "_meta":{"k":1}}`,
-		`{ "resultType" : "complete" }`: `{ }`,
-		`{"content":[]}`:                `{"content":[]}`,
-	}
-	for in, want := range cases {
-		if got := string(legacyResult([]byte(in))); got != want {
-			t.Errorf("legacyResult(%s) = %s, want %s", in, got, want)
-		}
 	}
 }
 
@@ -270,18 +255,3 @@ func TestModernTasksListHasResultType(t *testing.T) {
 	}
 }
 
-// A modern-only server's refusal of initialize is known by the versions it
-// names, whatever its code (the spec leaves the code to the server).
-func TestRefusesLegacy(t *testing.T) {
-	cases := map[string]bool{
-		`{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}`: true,
-		`{"code":-32601,"message":"initialize is not supported: this server speaks 2026-07-28"}`:                                true,
-		`{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2027-01-01"]}}`:                          false,
-		`{"code":-32601,"message":"Method not found"}`:                                                                          false,
-	}
-	for errObj, want := range cases {
-		if got := refusesLegacy([]byte(errObj)); got != want {
-			t.Errorf("refusesLegacy(%s) = %t, want %t", errObj, got, want)
-		}
-	}
-}

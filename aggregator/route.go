@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -48,10 +49,10 @@ func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 func (a *Aggregator) refuse(c *call) []byte {
 	s := a.client.state()
 	switch {
-	case c.spec == nil && (s.era != eraModern || removedInModern[c.method] == ""):
+	case c.spec == nil && (s.era != eraModern || eras.RemovedInModern[c.method] == ""):
 		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method)
-	case s.era == eraLegacy && onlyModern[c.method]:
-		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method+" (it belongs to protocol "+ModernVersion+"; this connection was initialized with "+s.version+")")
+	case s.era == eraLegacy && eras.OnlyModern[c.method]:
+		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method+" (it belongs to protocol "+eras.ModernVersion+"; this connection was initialized with "+s.version+")")
 	case c.batch != nil && c.method == "initialize":
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
 	case s.era == eraModern, s.era == eraUnknown && c.method != "initialize" && (c.method == "server/discover" || isModern(&c.p)):
@@ -183,7 +184,7 @@ func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
 		return params, true
 	}
 	if !c.modern {
-		c.childParams = withMeta(bytes.Join(params, nil), a.childMeta())
+		c.childParams = eras.WithMeta(bytes.Join(params, nil), a.childMeta())
 		return [][]byte{c.childParams}, true
 	}
 	if c.logLevel != "" {
@@ -268,7 +269,7 @@ func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
 	case c.modern && !modern:
 		up := *resp
 		if resp.Error == nil {
-			up.Result = withResultType(resp.Result, c.method == "resources/read")
+			up.Result = eras.WithResultType(resp.Result, c.method == "resources/read")
 		} else if code, _ := jsonrpc.Member(resp.Error, "code"); string(code) == "-32002" {
 			if e, err := jsonrpc.ReplaceMember(resp.Error, "code", []byte("-32602")); err == nil {
 				up.Error = e
@@ -276,12 +277,12 @@ func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
 		}
 		return &up, true
 	case modern && !c.modern && resp.Error == nil:
-		if isInputRequired(resp.Result) {
+		if eras.IsInputRequired(resp.Result) {
 			c.fulfil(resp)
 			return nil, false
 		}
 		down := *resp
-		down.Result = legacyResult(resp.Result)
+		down.Result = eras.LegacyResult(resp.Result)
 		return &down, true
 	}
 	return resp, true

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -308,7 +309,7 @@ func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bo
 	id, _ := jsonrpc.Member(rel, "taskId")
 	mapped, ok := ours(id)
 	if !ok && untie {
-		return setMember(msg, "_meta", removeMembers(meta, func(k string) bool { return k == relatedTask }))
+		return setMember(msg, "_meta", eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask }))
 	}
 	if !ok {
 		return msg
