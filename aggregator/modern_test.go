@@ -254,4 +254,3 @@ func TestModernTasksListHasResultType(t *testing.T) {
 		t.Errorf("tasks/list: %s", line)
 	}
 }
-
