@@ -13,6 +13,12 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// childHints are a child's hints for its discover result and its lists,
+// as it last gave them; guarded by the child's mu.
+type childHints struct {
+	discover, tools, prompts, resources, templates eras.Hint
+}
+
 // childLists are a child's lists as it last gave them; guarded by the
 // child's mu.
 type childLists struct {
@@ -197,8 +203,8 @@ func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]by
 			return nil, eras.Hint{}, err
 		}
 		all = append(all, items...)
-		if c.modern.Load() {
-			hints = append(hints, eras.ReadHint(resp.Result, time.Now()))
+		if h, ok := c.era().listHint(resp.Result); ok {
+			hints = append(hints, h)
 		}
 		cursor, ok := jsonrpc.Member(resp.Result, "nextCursor")
 		if !ok || string(cursor) == "null" {

@@ -97,18 +97,20 @@ type childRequest struct {
 // client's answers: past it, the child's next request is refused.
 const maxClientRequests = 1024
 
-// relayToClient sends a child's request to the client under a fresh id;
+// relayToClient relays a child's request to the client as the client's era
+// has it (clientEra.relayRequest).
+func (c *child) relayToClient(m *jsonrpc.Message) {
+	c.a.client.era().relayRequest(c, m)
+}
+
+// requestClient sends a child's request to a legacy client under a fresh id;
 // the client's answer goes back under the child's id from the client's
 // reader. It runs on the child's reader goroutine, so it registers the
 // request before a cancel right behind it can be read; writes to the
 // child are queued, so a child that is not reading cannot block its own
 // reader.
-func (c *child) relayToClient(m *jsonrpc.Message) {
+func (c *child) requestClient(m *jsonrpc.Message) {
 	up := c.a.client.conn
-	if up != nil && c.a.client.isModern() {
-		c.inputRequest(m)
-		return
-	}
 	need, known := childRequests[m.Method]
 	switch {
 	case !known:

@@ -8,29 +8,16 @@ import (
 // What a child's notifications become for the client's era, and what the
 // aggregator asks a child of the other era.
 
-// notifyClient passes a child's notification to the client. A modern
-// client gets a resource's update on the subscriptions/listen streams that
-// want it, and a legacy child's log messages only while a call of its to
-// that child asked for them (a legacy child's logs belong to no request);
-// the legacy era's elicitation/complete is not part of the modern one.
-// Acknowledgements of the aggregator's own listens stay here.
+// notifyClient passes a child's notification to the client, as the
+// client's era has it (clientEra.notification). Acknowledgements of the
+// aggregator's own listens stay here.
 func (c *child) notifyClient(m *jsonrpc.Message) {
 	up := c.a.client.conn
 	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
 		return
 	}
-	if c.a.client.isModern() {
-		switch m.Method {
-		case "notifications/resources/updated":
-			c.a.listens.resourceUpdated(c.up, c, c.a.relatedToClient(c, m.Params)) // on its lane: paced with the rest
-			return
-		case "notifications/elicitation/complete":
-			return
-		case "notifications/message":
-			if !c.modern.Load() && c.logging.Load() <= 0 {
-				return
-			}
-		}
+	if c.a.client.era().notification(c, m) {
+		return
 	}
 	c.up.Notify(m.Method, c.a.relatedToClient(c, m.Params))
 }

@@ -54,9 +54,7 @@ func (c *child) start(plan startPlan) {
 		return
 	}
 	c.markInited()
-	if c.modern.Load() {
-		c.listenForChanges() // before the lists, so that no change in between is missed
-	}
+	c.era().opened(c)
 	if err := c.fetchLists(ctx); err != nil {
 		c.drop(c.startError("tools/list", ctx, err))
 		return
@@ -162,9 +160,7 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 	c.mu.Lock()
 	c.version, c.caps, c.instructions = version, caps, instructions
 	c.mu.Unlock()
-	if s := c.a.client.state(); s.era == eraLegacy && s.version != version {
-		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
-	}
+	c.a.client.era().serverVersion(c, version)
 	return c.conn.Notify("notifications/initialized", nil)
 }
 
@@ -205,8 +201,5 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 // call sends a request of the aggregator's own to the child (a list, a
 // fan-out): a modern child gets the _meta of the client's era with it.
 func (c *child) call(ctx context.Context, method string, params []byte) (*jsonrpc.Message, error) {
-	if c.modern.Load() {
-		params = eras.WithMeta(params, c.a.childMeta())
-	}
-	return c.conn.Call(ctx, method, params)
+	return c.conn.Call(ctx, method, c.era().ownRequest(params, c.a.childMeta))
 }

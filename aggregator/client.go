@@ -44,11 +44,6 @@ func (s *clientSession) begin(init clientInit) bool {
 	return true
 }
 
-// isModern reports whether the session is in the modern era.
-func (s *clientSession) isModern() bool {
-	return s.state().era == eraModern
-}
-
 // setLogLevel records the level a legacy client asked for, which modern
 // children get in the _meta of its requests.
 func (s *clientSession) setLogLevel(level string) {
@@ -137,8 +132,8 @@ func (a *Aggregator) clientCancelled(params []byte) {
 // child.
 func (a *Aggregator) rootsChanged(params []byte) {
 	for _, c := range a.children() {
-		if c.initialized() && !c.modern.Load() { // the modern era has no such notification
-			c.conn.Notify("notifications/roots/list_changed", params)
+		if c.initialized() {
+			c.era().rootsChanged(c, params)
 		}
 	}
 }

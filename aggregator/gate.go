@@ -137,9 +137,5 @@ func (a *Aggregator) tellClient(method string) {
 // notifyListChanged tells the client that a list changed: a legacy client
 // at once; a modern client on each subscriptions/listen that asked for it.
 func (a *Aggregator) notifyListChanged(method string) {
-	if a.client.state().era == eraModern {
-		a.listens.listChanged(a.client.conn, method)
-		return
-	}
-	a.client.conn.Notify(method, nil)
+	a.client.era().listChanged(a, method)
 }

@@ -94,7 +94,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
 	owners := make(map[*child][]string)
 	for i, o := range a.resourceOwners(ctx, want.uris) {
-		if o != nil && (o.modern.Load() || o.capabilities().subscribe) {
+		if o != nil && o.era().watchable(o.capabilities()) {
 			l.uris = append(l.uris, want.uris[i])
 			owners[o] = append(owners[o], want.uris[i])
 		}
@@ -104,7 +104,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	}
 	a.listens.add(a.client.conn, l)
 	for o, uris := range owners {
-		a.listens.watch(ctx, l, o, uris)
+		o.era().watch(&a.listens, l, o, uris)
 	}
 	select {
 	case <-ctx.Done():
@@ -188,35 +188,37 @@ func (s *listenSet) endAll() {
 	}
 }
 
-// watch asks the child for updates of uris on the stream's behalf.
-func (s *listenSet) watch(ctx context.Context, l *listen, c *child, uris []string) {
-	if c.modern.Load() {
-		params := []byte(`{"notifications":{"resourceSubscriptions":[`)
-		for i, u := range uris {
-			if i > 0 {
-				params = append(params, ',')
-			}
-			params = jsonrpc.AppendString(params, u)
+// listenAt asks a modern child for updates of uris on the stream's behalf,
+// with a listen of the aggregator's.
+func (s *listenSet) listenAt(l *listen, c *child, uris []string) {
+	params := []byte(`{"notifications":{"resourceSubscriptions":[`)
+	for i, u := range uris {
+		if i > 0 {
+			params = append(params, ',')
 		}
-		params = eras.WithMeta(append(params, "]}}"...), c.a.childMeta())
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		id, err := c.conn.Go("subscriptions/listen", params, func(*jsonrpc.Message, error) {})
-		if err == nil {
-			l.atChildren = append(l.atChildren, childListen{c, id})
-			if s.byChild == nil {
-				s.byChild = make(map[*child]map[string]*listen)
-			}
-			if s.byChild[c] == nil {
-				s.byChild[c] = make(map[string]*listen)
-			}
-			s.byChild[c][idKey(id)] = l
-		}
-		return
+		params = jsonrpc.AppendString(params, u)
 	}
-	// resources/subscribe goes, once for all streams, under the lock, so
-	// that it cannot cross the unsubscribe of a stream that ends (Go never
-	// blocks: the child's writes are queued).
+	params = eras.WithMeta(append(params, "]}}"...), c.a.childMeta())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, err := c.conn.Go("subscriptions/listen", params, func(*jsonrpc.Message, error) {})
+	if err == nil {
+		l.atChildren = append(l.atChildren, childListen{c, id})
+		if s.byChild == nil {
+			s.byChild = make(map[*child]map[string]*listen)
+		}
+		if s.byChild[c] == nil {
+			s.byChild[c] = make(map[string]*listen)
+		}
+		s.byChild[c][idKey(id)] = l
+	}
+}
+
+// subscribe asks a legacy child for updates of uris on the stream's
+// behalf: resources/subscribe goes, once for all streams, under the lock,
+// so that it cannot cross the unsubscribe of a stream that ends (Go never
+// blocks: the child's writes are queued).
+func (s *listenSet) subscribe(l *listen, c *child, uris []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.legacy == nil {
@@ -289,20 +291,22 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 	}
 }
 
-// resourceUpdated sends a child's notifications/resources/updated on the
-// streams it belongs to: for a modern child, the stream whose listen at the
-// child it names; for a legacy child, every stream that wants its URI.
-func (s *listenSet) resourceUpdated(up notifier, c *child, params []byte) {
+// updatedBySubscription sends a modern child's
+// notifications/resources/updated on the stream whose listen at the child
+// it names.
+func (s *listenSet) updatedBySubscription(up notifier, c *child, params []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.modern.Load() {
-		meta, _ := jsonrpc.Member(params, "_meta")
-		sub, _ := jsonrpc.Member(meta, eras.MetaSubscriptionID)
-		if l, ok := s.byChild[c][idKey(sub)]; ok && !l.c.isCancelled() {
-			up.Notify("notifications/resources/updated", l.stamp(params))
-		}
-		return
+	if l, ok := s.byChild[c][idKey(eras.SubscriptionID(params))]; ok && !l.c.isCancelled() {
+		up.Notify("notifications/resources/updated", l.stamp(params))
 	}
+}
+
+// updatedByURI sends a legacy child's notifications/resources/updated on
+// every stream that wants its URI.
+func (s *listenSet) updatedByURI(up notifier, c *child, params []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	uri, _ := jsonrpc.StringMember(params, "uri")
 	for _, l := range s.open {
 		if slices.Contains(l.subscribed, childURI{c, uri}) && !l.c.isCancelled() {
@@ -317,7 +321,7 @@ func (s *listenSet) resourceUpdated(up notifier, c *child, params []byte) {
 // answered here.
 func (a *Aggregator) routeSubscribe(ctx context.Context, c *call) (target, []byte) {
 	t, bad := a.routeByURI(ctx, c)
-	if t.child == nil || !t.child.modern.Load() || c.modern {
+	if t.child == nil || t.child.era().hasSubscribe() {
 		return t, bad
 	}
 	uri, _ := c.uriString()

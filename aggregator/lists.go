@@ -149,7 +149,7 @@ func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 	a.client.setLogLevel(level)
 	var wg sync.WaitGroup
 	for _, ch := range a.children() {
-		if !ch.running() || !ch.capabilities().logging || ch.modern.Load() {
+		if !ch.running() || !ch.capabilities().logging || !ch.era().setsLevelAlone() {
 			continue
 		}
 		wg.Add(1)

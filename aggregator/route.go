@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
@@ -172,36 +171,6 @@ func (a *Aggregator) forward(c *call, t target) {
 	}
 }
 
-// toServerEra adapts a request for a child of the other era, and reports
-// whether it is to be sent: a modern child gets a legacy client's
-// capabilities, clientInfo and log level in _meta; a legacy child is set
-// to the log level a modern request asks for, and a modern client's call
-// that may take input becomes an exchange (input_modern.go), or resumes
-// one, which sends nothing.
-func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
-	params := t.parts[:]
-	if t.child.modern.Load() == c.modern {
-		return params, true
-	}
-	if !c.modern {
-		c.childParams = eras.WithMeta(bytes.Join(params, nil), a.childMeta())
-		return [][]byte{c.childParams}, true
-	}
-	if c.logLevel != "" {
-		t.child.logLevelFor(c.logLevel)
-	}
-	if takesInput(c.method) {
-		if state, ok := jsonrpc.String(c.p.state); ok && isInputToken(state) {
-			if bad := a.resume(c, state, t.child); bad != nil {
-				c.answer(bad)
-			}
-			return nil, false
-		}
-		a.beginExchange(c)
-	}
-	return params, true
-}
-
 // Answered is the child's answer (or the error that ended the child's
 // connection), on the goroutine that received it. The answer to an
 // exchange goes to the call waiting for it, if any (input_modern.go).
@@ -257,37 +226,6 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	c.answer(responseLine(c.id, resp))
 }
 
-// toClientEra adapts a child's answer for a client of the other era, and
-// reports whether it is to be delivered: a legacy child's result gets a
-// modern client's resultType (and a read its caching hint), its "resource
-// not found" the modern era's -32602; a modern child's result loses what
-// the legacy era lacks, and its input_required starts the rounds of input
-// for a legacy client (input_legacy.go), which deliver the final answer.
-func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
-	modern := c.child.modern.Load()
-	switch {
-	case c.modern && !modern:
-		up := *resp
-		if resp.Error == nil {
-			up.Result = eras.WithResultType(resp.Result, c.method == "resources/read")
-		} else if code, _ := jsonrpc.Member(resp.Error, "code"); string(code) == "-32002" {
-			if e, err := jsonrpc.ReplaceMember(resp.Error, "code", []byte("-32602")); err == nil {
-				up.Error = e
-			}
-		}
-		return &up, true
-	case modern && !c.modern && resp.Error == nil:
-		if eras.IsInputRequired(resp.Result) {
-			c.fulfil(resp)
-			return nil, false
-		}
-		down := *resp
-		down.Result = eras.LegacyResult(resp.Result)
-		return &down, true
-	}
-	return resp, true
-}
-
 // answer takes the call out of the in-flight table and, if it was still
 // there, writes line. nil means no answer is due from the caller: a call
 // the client cancelled gets none, any other the shutdown error.
@@ -329,7 +267,7 @@ func (c *call) settle() bool {
 		return false
 	}
 	c.forgetProgress()
-	if c.logLevel != "" && c.child != nil && !c.child.modern.Load() {
+	if c.logLevel != "" && c.child != nil && c.child.era().logsFollowCalls() {
 		c.child.logging.Add(-1)
 	}
 	return true

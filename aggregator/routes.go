@@ -86,12 +86,7 @@ func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
 		if ctx.Err() != nil {
 			return target{}, nil
 		}
-		data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
-		code := codeResourceNotFound
-		if c.modern { // the modern era has no -32002
-			code = jsonrpc.CodeInvalidParams
-		}
-		return target{}, errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
+		return target{}, c.resourceNotFound(uri)
 	}
 	return to(owner, c.params), nil
 }

@@ -1,0 +1,284 @@
+package aggregator
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// This file is where the two protocol eras meet. A server's era
+// (serverEra) and the client's (clientEra) are each an interface with a
+// legacy and a modern implementation, chosen once when the peer's era is
+// settled; the rest of the package asks them what to do and never asks
+// which era a peer speaks. What a request and its answer become between a
+// client and a server of different eras is toServerEra and toClientEra
+// (below); the stateless conversions themselves are package eras; the
+// longer routines of one pair of eras have files of their own:
+//
+//   - input_modern.go: a modern client over a legacy server (a server's
+//     request becomes input_required);
+//   - input_legacy.go: a legacy client over a modern server (input_required
+//     becomes requests to the client);
+//   - discover.go, era.go: a modern client's requests and its discover;
+//     the client's era is settled as its first request is admitted
+//     (route.go refuse);
+//   - child_modern.go: a server's notifications for the client's era.
+
+// toServerEra adapts a request for a child of the other era, and reports
+// whether it is to be sent: a modern child gets a legacy client's
+// capabilities, clientInfo and log level in _meta; a legacy child is set
+// to the log level a modern request asks for, and a modern client's call
+// that may take input becomes an exchange (input_modern.go), or resumes
+// one, which sends nothing.
+func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
+	params := t.parts[:]
+	if t.child.era().isModern() == c.modern {
+		return params, true
+	}
+	if !c.modern {
+		c.childParams = eras.WithMeta(bytes.Join(params, nil), a.childMeta())
+		return [][]byte{c.childParams}, true
+	}
+	if c.logLevel != "" {
+		t.child.logLevelFor(c.logLevel)
+	}
+	if takesInput(c.method) {
+		if state, ok := jsonrpc.String(c.p.state); ok && isInputToken(state) {
+			if bad := a.resume(c, state, t.child); bad != nil {
+				c.answer(bad)
+			}
+			return nil, false
+		}
+		a.beginExchange(c)
+	}
+	return params, true
+}
+
+// toClientEra adapts a child's answer for a client of the other era, and
+// reports whether it is to be delivered: a legacy child's result gets a
+// modern client's resultType (and a read its caching hint), its "resource
+// not found" the modern era's -32602; a modern child's result loses what
+// the legacy era lacks, and its input_required starts the rounds of input
+// for a legacy client (input_legacy.go), which deliver the final answer.
+func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
+	modern := c.child.era().isModern()
+	switch {
+	case c.modern && !modern:
+		up := *resp
+		if resp.Error == nil {
+			up.Result = eras.WithResultType(resp.Result, c.method == "resources/read")
+		} else {
+			up.Error = eras.ModernError(resp.Error)
+		}
+		return &up, true
+	case modern && !c.modern && resp.Error == nil:
+		if eras.IsInputRequired(resp.Result) {
+			c.fulfil(resp)
+			return nil, false
+		}
+		down := *resp
+		down.Result = eras.LegacyResult(resp.Result)
+		return &down, true
+	}
+	return resp, true
+}
+
+// The answers the aggregator makes itself, in the client's era.
+
+// listAnswer answers the call with a list the aggregator made: as it is
+// for a legacy client; for a modern one with its resultType, the caching
+// hint that hint gives and serverInfo (eras.ModernResult).
+func (c *call) listAnswer(result []byte, hint func() eras.Hint) []byte {
+	if c.modern {
+		result = eras.ModernResult(result, hint(), c.a.serverInfo())
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// result answers the call with a result the aggregator made, with the
+// resultType a modern client needs.
+func (c *call) result(result []byte) []byte {
+	if c.modern {
+		result = eras.WithResultType(result, false)
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// resourceNotFound answers a read of a URI no server has: -32002 for a
+// legacy call, -32602 (the modern era has no -32002) for a modern one.
+func (c *call) resourceNotFound(uri string) []byte {
+	code := codeResourceNotFound
+	if c.modern {
+		code = jsonrpc.CodeInvalidParams
+	}
+	data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
+	return errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
+}
+
+// childMeta is the _meta of the modern era for a request to a modern
+// child on the client's behalf: the modern version, the client's
+// capabilities and clientInfo, and the level a legacy client set with
+// logging/setLevel.
+func (a *Aggregator) childMeta() []byte {
+	s := a.client.state()
+	info := s.info
+	if info == nil {
+		info = a.serverInfo()
+	}
+	return eras.RequestMeta(s.caps.raw(), info, s.logLevel)
+}
+
+// serverEra is what differs in how the aggregator speaks to a server of
+// one era.
+type serverEra interface {
+	// ownRequest is the params of a request the aggregator sends the
+	// server on its own (a list, a probe, a listen): a modern server's
+	// carry the _meta of a request (meta, made only when needed).
+	ownRequest(params []byte, meta func() []byte) []byte
+	// listHint is the caching hint of a page of a list; ok is false when
+	// the era has none.
+	listHint(result []byte) (h eras.Hint, ok bool)
+	// opened runs once the server's session is open, before its lists are
+	// fetched, so that no change in between is missed.
+	opened(c *child)
+	// rootsChanged passes the client's notifications/roots/list_changed
+	// on, where the era has it.
+	rootsChanged(c *child, params []byte)
+	// setsLevelAlone reports whether the server is set to a log level by
+	// logging/setLevel (the modern era carries it in each request).
+	setsLevelAlone() bool
+	// watchable reports whether a resource of a server with caps can be
+	// watched for a client's subscription.
+	watchable(caps childCapabilities) bool
+	// watch asks the server for updates of uris on stream l's behalf.
+	watch(s *listenSet, l *listen, c *child, uris []string)
+	// updated sends a resource update of the server on the streams it
+	// belongs to.
+	updated(s *listenSet, up notifier, c *child, params []byte)
+	// logsFollowCalls reports whether the server's log messages belong to
+	// no request (a legacy server's), so that a modern client gets them
+	// only while one of its calls to the server asked for logs.
+	logsFollowCalls() bool
+	// hasSubscribe reports whether the era has resources/subscribe (a
+	// legacy client's subscription to a modern server is stood in for by
+	// a listen of the aggregator's).
+	hasSubscribe() bool
+	// isModern is for toServerEra and toClientEra, which pair the eras.
+	isModern() bool
+}
+
+// era is the server's era: legacy until its probe found it modern.
+func (c *child) era() serverEra {
+	if c.modern.Load() {
+		return modernServer{}
+	}
+	return legacyServer{}
+}
+
+// legacyServer is a server of the 2025-11-25 era or older.
+type legacyServer struct{}
+
+func (legacyServer) ownRequest(params []byte, _ func() []byte) []byte { return params }
+func (legacyServer) listHint([]byte) (eras.Hint, bool)                { return eras.Hint{}, false }
+func (legacyServer) opened(*child)                                    {}
+func (legacyServer) rootsChanged(c *child, params []byte) {
+	c.conn.Notify("notifications/roots/list_changed", params)
+}
+func (legacyServer) setsLevelAlone() bool                                   { return true }
+func (legacyServer) watchable(caps childCapabilities) bool                  { return caps.subscribe }
+func (legacyServer) watch(s *listenSet, l *listen, c *child, uris []string) { s.subscribe(l, c, uris) }
+func (legacyServer) updated(s *listenSet, up notifier, c *child, params []byte) {
+	s.updatedByURI(up, c, params)
+}
+func (legacyServer) logsFollowCalls() bool { return true }
+func (legacyServer) hasSubscribe() bool    { return true }
+func (legacyServer) isModern() bool        { return false }
+
+// modernServer is a server of the 2026-07-28 era.
+type modernServer struct{}
+
+func (modernServer) ownRequest(params []byte, meta func() []byte) []byte {
+	return eras.WithMeta(params, meta())
+}
+func (modernServer) listHint(result []byte) (eras.Hint, bool) {
+	return eras.ReadHint(result, time.Now()), true
+}
+func (modernServer) opened(c *child)                                        { c.listenForChanges() }
+func (modernServer) rootsChanged(*child, []byte)                            {} // the era has no such notification
+func (modernServer) setsLevelAlone() bool                                   { return false }
+func (modernServer) watchable(childCapabilities) bool                       { return true } // subscriptions/listen
+func (modernServer) watch(s *listenSet, l *listen, c *child, uris []string) { s.listenAt(l, c, uris) }
+func (modernServer) updated(s *listenSet, up notifier, c *child, params []byte) {
+	s.updatedBySubscription(up, c, params)
+}
+func (modernServer) logsFollowCalls() bool { return false }
+func (modernServer) hasSubscribe() bool    { return false }
+func (modernServer) isModern() bool        { return true }
+
+// clientEra is what differs in how the aggregator serves a client of one
+// era.
+type clientEra interface {
+	// relayRequest relays a server's request to the client: a legacy
+	// client gets it as a request; a modern client, which takes no
+	// requests, in the input_required answer of the call it belongs to.
+	relayRequest(c *child, m *jsonrpc.Message)
+	// listChanged tells the client that a list changed.
+	listChanged(a *Aggregator, method string)
+	// notification reports whether a server's notification goes to the
+	// client as it is; handled reports that the era handled it itself.
+	notification(c *child, m *jsonrpc.Message) (handled bool)
+	// serverVersion warns when a server speaks another version than the
+	// client agreed.
+	serverVersion(c *child, version string)
+}
+
+// era is the client's era; before the session began, the legacy era's
+// (what reaches the client then waits at the gate, or is refused).
+func (s *clientSession) era() clientEra {
+	if s.state().era == eraModern {
+		return modernClient{}
+	}
+	return legacyClient{}
+}
+
+// legacyClient is a client that initialized the session.
+type legacyClient struct{}
+
+func (legacyClient) relayRequest(c *child, m *jsonrpc.Message) { c.requestClient(m) }
+func (legacyClient) listChanged(a *Aggregator, method string) {
+	a.client.conn.Notify(method, nil)
+}
+func (legacyClient) notification(*child, *jsonrpc.Message) bool { return false }
+func (legacyClient) serverVersion(c *child, version string) {
+	if s := c.a.client.state(); s.version != version && s.received {
+		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
+	}
+}
+
+// modernClient is a client of the 2026-07-28 era.
+type modernClient struct{}
+
+func (modernClient) relayRequest(c *child, m *jsonrpc.Message) { c.inputRequest(m) }
+func (modernClient) listChanged(a *Aggregator, method string) {
+	a.listens.listChanged(a.client.conn, method)
+}
+
+// notification: a resource's update goes on the subscriptions/listen
+// streams that want it, a legacy server's log messages only while a call
+// of the client to it asked for them (they belong to no request), and the
+// legacy era's elicitation/complete, which the modern era lacks, nowhere.
+func (modernClient) notification(c *child, m *jsonrpc.Message) bool {
+	switch m.Method {
+	case "notifications/resources/updated":
+		c.era().updated(&c.a.listens, c.up, c, c.a.relatedToClient(c, m.Params)) // on its lane: paced with the rest
+		return true
+	case "notifications/elicitation/complete":
+		return true
+	case "notifications/message":
+		return c.era().logsFollowCalls() && c.logging.Load() <= 0
+	}
+	return false
+}
+func (modernClient) serverVersion(*child, string) {} // every request carries its version

@@ -1,0 +1,66 @@
+package aggregator
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// eraFiles are the files that may ask which era a peer speaks: the
+// adapter, and where a peer's era is settled: the client's by initialize
+// (initialize.go; check.go stands for a legacy client) or by its first
+// modern request (admitted in route.go, read in era.go and discover.go),
+// a server's by its probe (child_start.go).
+var eraFiles = []string{"adapter.go", "era.go", "discover.go", "route.go", "initialize.go", "check.go", "child_start.go"}
+
+// TestErasMeetInTheAdapter fails when code outside eraFiles asks which era
+// a peer speaks (a .modern field, an isModern method, eraModern or
+// eraLegacy) instead of asking
+// the peer's serverEra or clientEra what to do.
+func TestErasMeetInTheAdapter(t *testing.T) {
+	for file, uses := range eraQuestions(t) {
+		if !slices.Contains(eraFiles, file) {
+			t.Errorf("%s asks which era a peer speaks (%s): ask its era (adapter.go) instead", file, strings.Join(uses, ", "))
+		}
+	}
+}
+
+// eraQuestions finds, in every non-test file of the package, where it
+// reads a .modern field, calls an isModern method or names eraModern or
+// eraLegacy.
+func eraQuestions(t *testing.T) map[string][]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	found := make(map[string][]string)
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "modern" || n.Sel.Name == "isModern" {
+					found[name] = append(found[name], fset.Position(n.Pos()).String())
+				}
+			case *ast.Ident:
+				if n.Name == "eraModern" || n.Name == "eraLegacy" {
+					found[name] = append(found[name], fset.Position(n.Pos()).String())
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
