@@ -38,7 +38,7 @@ func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
 		return params, true
 	}
 	if !c.modern {
-		c.childParams = eras.WithMeta(bytes.Join(params, nil), a.childMeta())
+		c.childParams = eras.WithMeta(bytes.Join(params, nil), a.client.childMeta())
 		return [][]byte{c.childParams}, true
 	}
 	if c.logLevel != "" {
@@ -115,19 +115,6 @@ func (c *call) resourceNotFound(uri string) []byte {
 	}
 	data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
 	return errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
-}
-
-// childMeta is the _meta of the modern era for a request to a modern
-// child on the client's behalf: the modern version, the client's
-// capabilities and clientInfo, and the level a legacy client set with
-// logging/setLevel.
-func (a *Aggregator) childMeta() []byte {
-	s := a.client.state()
-	info := s.info
-	if info == nil {
-		info = a.serverInfo()
-	}
-	return eras.RequestMeta(s.caps.raw(), info, s.logLevel)
 }
 
 // serverEra is what differs in how the aggregator speaks to a server of
@@ -252,8 +239,8 @@ func (legacyClient) listChanged(a *Aggregator, method string) {
 }
 func (legacyClient) notification(*child, *jsonrpc.Message) bool { return false }
 func (legacyClient) serverVersion(c *child, version string) {
-	if s := c.a.client.state(); s.version != version && s.received {
-		c.a.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
+	if s := c.host.client.state(); s.version != version && s.received {
+		c.host.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
 	}
 }
 
@@ -272,7 +259,7 @@ func (modernClient) listChanged(a *Aggregator, method string) {
 func (modernClient) notification(c *child, m *jsonrpc.Message) bool {
 	switch m.Method {
 	case "notifications/resources/updated":
-		c.era().updated(&c.a.listens, c.up, c, c.a.relatedToClient(c, m.Params)) // on its lane: paced with the rest
+		c.era().updated(c.host.listens, c.up, c, c.host.relay.relatedToClient(c, m.Params)) // on its lane: paced with the rest
 		return true
 	case "notifications/elicitation/complete":
 		return true

@@ -25,6 +25,17 @@
 // notifications by the child method table; until the client is
 // initialized they wait at the gate (gate.go).
 //
+// A child holds a childHost (child.go), not the Aggregator: the few parts
+// of the session it needs (its settings, the log, the session's lifetime,
+// the client's session, the relayTables of progress tokens and tasks, a
+// modern client's streams) and the events it tells the session of.
+//
+// The two protocol eras meet in adapter.go: a server's era and the
+// client's are each an interface with a legacy and a modern
+// implementation, which the rest of the package asks what to do; the
+// stateless conversions between the eras are package eras
+// (aggregator/internal/eras).
+//
 // Every mapping of ids (client requests to child calls, child requests to
 // client ids, progress tokens) is an idTable (idtable.go) with one rule:
 // an entry leaves its table once, taken by whichever comes first of its
@@ -48,7 +59,7 @@
 //     started again): none of them is taken under another of them;
 //  3. child.mu (a rebuild reads every child's lists; a log level is sent
 //     under it, in order);
-//  4. the leaves, under which no other lock is taken: Aggregator.mu,
+//  4. the leaves, under which no other lock is taken: lifetime.mu,
 //     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, Logger.mu, and a
@@ -141,22 +152,16 @@ const DefaultMaxQueue = 32 << 20
 
 // Aggregator is one client session over a fixed set of children.
 type Aggregator struct {
-	opts        Options
-	log         *Logger
-	servers     atomic.Pointer[[]*child]  // in config order: see children
-	reloadMu    sync.Mutex                // a reload at a time (reload.go); Serve's start under it too
-	serving     bool                      // Serve has spawned the children; under reloadMu
-	plan        atomic.Pointer[startPlan] // how the children's sessions were opened, once they were
-	client      clientSession
-	progress    idTable[progressRoute] // progress tokens handed to the client, by token
-	tasks       taskTable              // the children's tasks, by the ids the client knows
-	clientTasks clientTaskTable        // the client's tasks for children, by the ids they know
-	listens     listenSet              // a modern client's subscriptions/listen streams
-	parked      idTable[*exchange]     // calls answered input_required, by their requestState
-	tokens      atomic.Int64           // the last progress token number handed out
-
-	ctx    context.Context // ends when shutdown begins
-	cancel context.CancelFunc
+	opts         Options
+	log          *Logger
+	servers      atomic.Pointer[[]*child]  // in config order: see children
+	reloadMu     sync.Mutex                // a reload at a time (reload.go); Serve's start under it too
+	serving      bool                      // Serve has spawned the children; under reloadMu
+	plan         atomic.Pointer[startPlan] // how the children's sessions were opened, once they were
+	client       clientSession
+	*relayTables                    // progress tokens and tasks, across the client and the servers
+	listens      listenSet          // a modern client's subscriptions/listen streams
+	parked       idTable[*exchange] // calls answered input_required, by their requestState
 
 	reg        atomic.Pointer[registry]
 	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
@@ -168,13 +173,9 @@ type Aggregator struct {
 	readyOnce  sync.Once       // reports the names once every child is ready
 	waits      startWaits      // how long the client waits for children still starting (startup.go)
 	listedSoon atomic.Bool     // a list was answered before every child was ready
+	host       *childHost      // what the children get of the session
 
-	mu       sync.Mutex     // protects stopping and the Add of handlers
-	stopping bool           // shutdown has begun: no new handler starts
-	handlers sync.WaitGroup // goroutines serving a request
-
-	hurry     chan struct{} // closed when the shutdown may not wait politely
-	hurryOnce sync.Once
+	*lifetime // the session's context, its goroutines, its shutdown
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
@@ -201,19 +202,30 @@ func New(opts Options) *Aggregator {
 	if opts.ClientRequestTimeout <= 0 {
 		opts.ClientRequestTimeout = DefaultClientRequestTimeout
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	a := &Aggregator{
-		opts:   opts,
-		log:    opts.Log,
-		ctx:    ctx,
-		cancel: cancel,
-		naming: opts.namingFor(""),
-		warned: make(map[string]bool),
-		hurry:  make(chan struct{}),
+		opts:     opts,
+		log:      opts.Log,
+		naming:   opts.namingFor(""),
+		warned:   make(map[string]bool),
+		lifetime: newLifetime(),
+	}
+	a.relayTables = &relayTables{log: opts.Log}
+	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)
+	a.host = &childHost{
+		settings: childSettings{
+			start:                opts.Start,
+			startupTimeout:       opts.StartupTimeout,
+			probeTimeout:         opts.ProbeTimeout,
+			maxMessageSize:       opts.MaxMessageSize,
+			maxQueue:             opts.MaxQueue,
+			clientRequestTimeout: opts.ClientRequestTimeout,
+			pacing:               opts.pacing,
+		},
+		log: opts.Log, life: a.lifetime, client: &a.client, relay: a.relayTables, listens: &a.listens, session: a,
 	}
 	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
-		children = append(children, newChild(a, s))
+		children = append(children, newChild(a.host, s))
 	}
 	a.servers.Store(&children)
 	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
@@ -300,12 +312,6 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 	return err
 }
 
-// hurryShutdown makes the shutdown, begun or to come, terminate the
-// children instead of stopping them politely.
-func (a *Aggregator) hurryShutdown() {
-	a.hurryOnce.Do(func() { close(a.hurry) })
-}
-
 // stopReading shuts down while the client's input is still open: it
 // closes in if it can, so that its reader stops, and waits for that.
 func (a *Aggregator) stopReading(in io.Reader, readErr <-chan error) {
@@ -352,10 +358,7 @@ func (a *Aggregator) startChildren() {
 // them while it stops (its stdin closed) is still heard, and the rest
 // fail, naming the child, when it is gone.
 func (a *Aggregator) shutdown() {
-	a.mu.Lock()
-	a.stopping = true
-	a.mu.Unlock()
-	a.cancel()
+	a.end()
 	a.reloadMu.Lock() // a reload under way ends (a.ctx), its servers stopped
 	a.reloadMu.Unlock()
 	var wg sync.WaitGroup
@@ -379,28 +382,6 @@ func (a *Aggregator) shutdown() {
 
 // errShuttingDown answers what shutdown leaves unanswered.
 var errShuttingDown = errors.New("mcp-simple-aggregator is shutting down")
-
-// goServe runs f as a tracked goroutine and reports true, unless shutdown
-// has begun.
-func (a *Aggregator) goServe(f func()) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.stopping {
-		return false
-	}
-	a.handlers.Add(1)
-	go func() {
-		defer a.handlers.Done()
-		f()
-	}()
-	return true
-}
-
-func (a *Aggregator) isStopping() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.stopping
-}
 
 // children are the configured servers, in config order: a snapshot, which
 // a reload replaces (reload.go) and nobody changes.

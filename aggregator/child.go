@@ -32,7 +32,7 @@ var errStartupTimeout = errors.New("start-up timeout")
 // side of the conversation (its state, its lists, its requests to the
 // client). Other files use its methods; only its own files touch c.mu.
 type child struct {
-	a      *Aggregator
+	host   *childHost
 	key    string
 	server config.Server
 
@@ -75,9 +75,44 @@ type child struct {
 	logLevel     string // the level last set at it for a modern client's request
 }
 
-func newChild(a *Aggregator, s config.Server) *child {
+// childHost is what a child needs of the session it serves, and all of it
+// a child can reach: the settings of its process and messages, the log,
+// the session's life, the client's side, the tables that tie ids across
+// the client and the servers, a modern client's streams, and the events
+// it tells the session of. The registry, the other children, naming and
+// reloads are out of its reach. Every child of a session shares one.
+type childHost struct {
+	settings childSettings
+	log      *Logger
+	life     *lifetime
+	client   *clientSession
+	relay    *relayTables
+	listens  *listenSet
+	session  sessionEvents
+}
+
+// childSettings are what Options say of a server's process and messages.
+type childSettings struct {
+	start                func(config.Server) (Process, error)
+	startupTimeout       time.Duration // its initialize and first lists
+	probeTimeout         time.Duration // its server/discover probe
+	maxMessageSize       int
+	maxQueue             int
+	clientRequestTimeout time.Duration // its requests to the client
+	pacing               pacing
+}
+
+// sessionEvents are what a child tells the session of itself (the
+// Aggregator is the one implementation).
+type sessionEvents interface {
+	rebuild()                 // its lists changed: the registry is built anew
+	childUp(c *child)         // it is up and in the registry
+	tellClient(method string) // a list changed: the client is told, or will be
+}
+
+func newChild(host *childHost, s config.Server) *child {
 	return &child{
-		a: a, key: s.Key, server: s,
+		host: host, key: s.Key, server: s,
 		spawned: make(chan struct{}),
 		inited:  make(chan struct{}),
 		ready:   make(chan struct{}),
@@ -98,7 +133,7 @@ func (c *child) spawn() {
 	c.mu.Lock()
 	c.startedAt = time.Now()
 	c.mu.Unlock()
-	proc, err := c.a.opts.Start(c.server)
+	proc, err := c.host.settings.start(c.server)
 	if err != nil {
 		close(c.gone)
 		c.drop(err)
@@ -106,19 +141,19 @@ func (c *child) spawn() {
 	}
 	// A legacy server may exit on the server/discover probe: it is then
 	// started again (once) and initialized.
-	c.proc = stdio.NewRestartable(proc, func() (stdio.Started, error) { return c.a.opts.Start(c.server) })
+	c.proc = stdio.NewRestartable(proc, func() (stdio.Started, error) { return c.host.settings.start(c.server) })
 	c.conn = jsonrpc.NewConn(c.proc.Stdout(), c.proc.Stdin(), jsonrpc.Options{
 		// Writes to a child never block: one that stops reading its stdin
 		// must not stall the client or the other children.
 		Queue:           true,
-		MaxQueued:       c.a.opts.MaxQueue,
+		MaxQueued:       c.host.settings.maxQueue,
 		CheckDuplicates: true, // see duplicates.go
 		Handle:          c.handle,
 		Invalid:         c.invalid,
-		MaxLineSize:     c.a.opts.MaxMessageSize,
+		MaxLineSize:     c.host.settings.maxMessageSize,
 		Oversized:       c.oversized,
 		Unmatched: func(m *jsonrpc.Message) {
-			c.a.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
+			c.host.log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", c.key, m.ID)
 		},
 		Pace:      c.pace,
 		Watch:     watchHooks(fmt.Sprintf("server %q", c.key)),
@@ -129,7 +164,7 @@ func (c *child) spawn() {
 		c.conn.Run()
 	}()
 	go c.watch()
-	c.a.log.Debugf("server %q: started %s", c.key, c.server.Command)
+	c.host.log.Debugf("server %q: started %s", c.key, c.server.Command)
 }
 
 // pace holds the child's reader while more than laneRoom bytes of what it
@@ -140,17 +175,17 @@ func (c *child) spawn() {
 // nothing) costs.
 func (c *child) pace(answered bool) {
 	if c.up != nil {
-		c.up.WaitRoom(laneRoom, c.a.ctx.Done())
+		c.up.WaitRoom(laneRoom, c.host.life.ctx.Done())
 	}
 	cost := max(c.lineCost, 1)
 	c.lineCost = 0
-	p := c.a.opts.pacing
+	p := c.host.settings.pacing
 	if answered {
 		c.notifies.answered(p.clock())
 		return
 	}
 	if d := c.notifies.take(p.clock(), cost); d > 0 {
-		p.sleep(d, c.a.ctx.Done())
+		p.sleep(d, c.host.life.ctx.Done())
 	}
 }
 
@@ -158,10 +193,10 @@ func (c *child) pace(answered bool) {
 func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
 	var id []byte // null: a request with a null or malformed id still gets an answer
 	if errors.Is(err, jsonrpc.ErrDuplicateMember) {
-		c.a.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))
+		c.host.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))
 		id = m.ID // the message is whole: its id was read
 	} else {
-		c.a.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", c.key, err, clipLine(line))
+		c.host.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", c.key, err, clipLine(line))
 	}
 	if m != nil && m.Method != "" && !isBrokenNotification(line, m) {
 		c.conn.Write(errorLine(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
@@ -171,7 +206,7 @@ func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
 // oversized drops the child for a line longer than MaxMessageSize: what
 // it sends can no longer be trusted to be whole.
 func (c *child) oversized(head []byte, size int64) error {
-	err := c.errorf("sent a message of %d bytes, more than the limit of %d (--max-message-size)", size, c.a.opts.MaxMessageSize)
+	err := c.errorf("sent a message of %d bytes, more than the limit of %d (--max-message-size)", size, c.host.settings.maxMessageSize)
 	c.drop(err)
 	return err
 }
@@ -219,7 +254,7 @@ func (c *child) drop(err error) {
 		c.mu.Unlock()
 		return
 	}
-	if c.a.isStopping() {
+	if c.host.life.isStopping() {
 		c.state = stateStopped
 		c.failure = c.errorf("was stopped: %w", errShuttingDown)
 		close(c.ended)
@@ -237,7 +272,7 @@ func (c *child) drop(err error) {
 	caps := c.caps
 	c.mu.Unlock()
 
-	c.a.log.Errorf("server %q dropped: %v", c.key, err)
+	c.host.log.Errorf("server %q dropped: %v", c.key, err)
 	for _, r := range c.incoming.takeAll() {
 		r.cancel(c.errorf("is gone"))
 	}
@@ -246,18 +281,18 @@ func (c *child) drop(err error) {
 		c.conn.Close(err)
 		// Reap it and whatever is left of its group; refused only once
 		// shutdown has begun, which stops it too.
-		c.a.goServe(func() { c.proc.Stop() })
+		c.host.life.goServe(func() { c.proc.Stop() })
 	}
 	c.markInited()
 	c.markReady()
 	if was == stateRunning {
-		c.a.rebuild()
-		c.a.tellClient("notifications/tools/list_changed")
+		c.host.session.rebuild()
+		c.host.session.tellClient("notifications/tools/list_changed")
 		if caps.prompts {
-			c.a.tellClient("notifications/prompts/list_changed")
+			c.host.session.tellClient("notifications/prompts/list_changed")
 		}
 		if caps.resources {
-			c.a.tellClient("notifications/resources/list_changed")
+			c.host.session.tellClient("notifications/resources/list_changed")
 		}
 	}
 }
@@ -288,7 +323,7 @@ func (c *child) stopProcess() {
 	}()
 	select {
 	case <-stopped:
-	case <-c.a.hurry:
+	case <-c.host.life.hurry:
 		c.proc.Terminate()
 		<-stopped
 	}
@@ -303,7 +338,7 @@ func (c *child) stopProcess() {
 // awaited first on a goroutine of its own (see watch: within a second),
 // so that no reader ever waits for a child's end.
 func (c *child) explain(err error, say func(error)) {
-	if errors.Is(err, jsonrpc.ErrClosed) && c.failed() == nil && c.a.goServe(func() { say(c.lostAtEnd(err)) }) {
+	if errors.Is(err, jsonrpc.ErrClosed) && c.failed() == nil && c.host.life.goServe(func() { say(c.lostAtEnd(err)) }) {
 		return
 	}
 	say(c.lost(err))

@@ -73,19 +73,19 @@ func (c *child) fetchLists(ctx context.Context) error {
 		if caps.tools {
 			return err
 		}
-		c.a.log.Debugf("server %q declared no tools and tools/list failed: %v", c.key, err)
+		c.host.log.Debugf("server %q declared no tools and tools/list failed: %v", c.key, err)
 	}
 	if caps.prompts {
 		if err := c.refreshPrompts(ctx); err != nil {
-			c.a.log.Warnf("server %q: prompts/list: %v", c.key, err)
+			c.host.log.Warnf("server %q: prompts/list: %v", c.key, err)
 		}
 	}
 	if caps.resources {
 		if err := c.refreshResources(ctx); err != nil {
-			c.a.log.Warnf("server %q: resources/list: %v", c.key, err)
+			c.host.log.Warnf("server %q: resources/list: %v", c.key, err)
 		}
 		if err := c.refreshTemplates(ctx); err != nil {
-			c.a.log.Warnf("server %q: resources/templates/list: %v", c.key, err)
+			c.host.log.Warnf("server %q: resources/templates/list: %v", c.key, err)
 		}
 	}
 	return nil
@@ -170,7 +170,7 @@ func (c *child) listNamed(ctx context.Context, method, field string) ([]namedEnt
 		rawName, ok := jsonrpc.Member(it, "name")
 		name, isString := jsonrpc.String(rawName)
 		if !ok || !isString || name == "" {
-			c.a.log.Warnf("server %q: %s: entry %d has no name; left out", c.key, method, i)
+			c.host.log.Warnf("server %q: %s: entry %d has no name; left out", c.key, method, i)
 			continue
 		}
 		entries = append(entries, namedEntry{name: name, rawName: rawName, raw: it})
@@ -248,7 +248,7 @@ func (c *child) listChanged(method string, refresh func(context.Context) error) 
 	if !s.claim() {
 		return
 	}
-	started := c.a.goServe(func() {
+	started := c.host.life.goServe(func() {
 		for {
 			c.refreshList(method, refresh)
 			if !s.again() {
@@ -269,17 +269,17 @@ func (c *child) refreshList(method string, refresh func(context.Context) error) 
 	}
 	c.refreshing.Lock()
 	defer c.refreshing.Unlock()
-	ctx, cancel := context.WithTimeout(c.a.ctx, c.a.opts.StartupTimeout)
+	ctx, cancel := context.WithTimeout(c.host.life.ctx, c.host.settings.startupTimeout)
 	defer cancel()
 	if err := refresh(ctx); err != nil {
-		if c.a.ctx.Err() == nil {
-			c.a.log.Warnf("server %q: refreshing after %s: %v", c.key, method, err)
+		if c.host.life.ctx.Err() == nil {
+			c.host.log.Warnf("server %q: refreshing after %s: %v", c.key, method, err)
 		}
 		return
 	}
-	c.a.rebuild()
+	c.host.session.rebuild()
 	if c.initialized() {
-		c.a.tellClient(method)
+		c.host.session.tellClient(method)
 	}
 }
 

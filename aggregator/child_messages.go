@@ -16,8 +16,8 @@ func (c *child) handle(m *jsonrpc.Message) {
 	if m.IsRequest() {
 		c.lineCost = perRequest // a request to the client costs more (pace.go)
 	}
-	if c.a.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
-		switch c.a.client.gate.hold(c, m) {
+	if c.host.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
+		switch c.host.client.gate.hold(c, m) {
 		case gateHeld:
 			return
 		case gateRefused:
@@ -66,7 +66,7 @@ func (c *child) progressed(params []byte) {
 		call, ok = c.progress.get(tokenKey(token))
 	}
 	if !ok {
-		c.a.log.Debugf("server %q: progress for token %s, which is none of its calls', dropped", c.key, token)
+		c.host.log.Debugf("server %q: progress for token %s, which is none of its calls', dropped", c.key, token)
 		return
 	}
 	if call.progressAs != nil { // a retry's: under the retry's token
@@ -74,7 +74,7 @@ func (c *child) progressed(params []byte) {
 			params = p
 		}
 	}
-	c.up.Notify("notifications/progress", c.a.relatedToClient(c, params))
+	c.up.Notify("notifications/progress", c.host.relay.relatedToClient(c, params))
 }
 
 // childRequest is a child's request relayed to the client: in the child's
@@ -100,7 +100,7 @@ const maxClientRequests = 1024
 // relayToClient relays a child's request to the client as the client's era
 // has it (clientEra.relayRequest).
 func (c *child) relayToClient(m *jsonrpc.Message) {
-	c.a.client.era().relayRequest(c, m)
+	c.host.client.era().relayRequest(c, m)
 }
 
 // requestClient sends a child's request to a legacy client under a fresh id;
@@ -110,13 +110,13 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 // child are queued, so a child that is not reading cannot block its own
 // reader.
 func (c *child) requestClient(m *jsonrpc.Message) {
-	up := c.a.client.conn
+	up := c.host.client.conn
 	need, known := childRequests[m.Method]
 	switch {
 	case !known:
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 		return
-	case up == nil || !c.a.client.state().caps.declared(need):
+	case up == nil || !c.host.client.state().caps.declared(need):
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
@@ -137,9 +137,9 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	default:
 		_, r.augmented = jsonrpc.Member(params, "task")
 	}
-	params, token := c.a.remapProgressToken(c, c.a.relatedToClient(c, params))
+	params, token := c.host.relay.remapProgressToken(c, c.host.relay.relatedToClient(c, params))
 	r.token = token // before r is in the table, where drop may take it
-	r.timer = time.AfterFunc(c.a.opts.ClientRequestTimeout, r.expire)
+	r.timer = time.AfterFunc(c.host.settings.clientRequestTimeout, r.expire)
 	if !c.incoming.add(r.key, r) {
 		r.forgetToken()
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
@@ -171,7 +171,7 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 	}
 	if resp.Error != nil {
 		if code, _ := jsonrpc.Member(resp.Error, "code"); r.task != nil && string(code) == "-32602" {
-			r.c.a.forgetClientTask(r.task) // the client no longer knows it
+			r.c.host.relay.forgetClientTask(r.task) // the client no longer knows it
 		}
 		r.c.conn.Write(responseLine(r.id, resp))
 		return
@@ -194,7 +194,7 @@ func (r *childRequest) expire() {
 	if !r.c.incoming.remove(r.key, r) {
 		return
 	}
-	err := fmt.Errorf("the client did not answer within %v", r.c.a.opts.ClientRequestTimeout)
+	err := fmt.Errorf("the client did not answer within %v", r.c.host.settings.clientRequestTimeout)
 	r.cancel(err)
 	r.c.conn.Write(errorLine(r.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: "+err.Error()))
 }
@@ -206,7 +206,7 @@ func (r *childRequest) forgetToken() {
 		r.timer.Stop()
 	}
 	if r.token != "" {
-		r.c.a.progress.take(r.token)
+		r.c.host.relay.progress.take(r.token)
 	}
 }
 
@@ -220,7 +220,7 @@ type progressRoute struct {
 // remapProgressToken gives a child request's progress token a fresh name
 // towards the client (two children may use the same token) and remembers
 // the way back. It returns params unchanged when there is no token.
-func (a *Aggregator) remapProgressToken(c *child, params []byte) ([]byte, string) {
+func (rt *relayTables) remapProgressToken(c *child, params []byte) ([]byte, string) {
 	meta, ok := jsonrpc.Member(params, "_meta")
 	if !ok {
 		return params, ""
@@ -229,7 +229,7 @@ func (a *Aggregator) remapProgressToken(c *child, params []byte) ([]byte, string
 	if !ok {
 		return params, ""
 	}
-	ours := jsonrpc.AppendString(nil, "mcp-simple-aggregator/"+strconv.FormatInt(a.tokens.Add(1), 10))
+	ours := jsonrpc.AppendString(nil, "mcp-simple-aggregator/"+strconv.FormatInt(rt.tokens.Add(1), 10))
 	newMeta, err := jsonrpc.ReplaceMember(meta, "progressToken", ours)
 	if err != nil {
 		return params, ""
@@ -238,20 +238,20 @@ func (a *Aggregator) remapProgressToken(c *child, params []byte) ([]byte, string
 	if err != nil {
 		return params, ""
 	}
-	a.progress.add(string(ours), progressRoute{child: c, token: string(token)})
+	rt.progress.add(string(ours), progressRoute{child: c, token: string(token)})
 	return newParams, string(ours)
 }
 
 // progressFromClient passes the client's progress on a child's request back
 // to that child under the child's own token.
-func (a *Aggregator) progressFromClient(params []byte) {
+func (rt *relayTables) progressFromClient(params []byte) {
 	token, ok := jsonrpc.Member(params, "progressToken")
 	if !ok {
 		return
 	}
-	r, ok := a.progress.get(string(token))
+	r, ok := rt.progress.get(string(token))
 	if !ok {
-		a.log.Debugf("client progress for unknown token %s dropped", token)
+		rt.log.Debugf("client progress for unknown token %s dropped", token)
 		return
 	}
 	if p, err := jsonrpc.ReplaceMember(params, "progressToken", []byte(r.token)); err == nil {

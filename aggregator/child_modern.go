@@ -12,14 +12,14 @@ import (
 // client's era has it (clientEra.notification). Acknowledgements of the
 // aggregator's own listens stay here.
 func (c *child) notifyClient(m *jsonrpc.Message) {
-	up := c.a.client.conn
+	up := c.host.client.conn
 	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
 		return
 	}
-	if c.a.client.era().notification(c, m) {
+	if c.host.client.era().notification(c, m) {
 		return
 	}
-	c.up.Notify(m.Method, c.a.relatedToClient(c, m.Params))
+	c.up.Notify(m.Method, c.host.relay.relatedToClient(c, m.Params))
 }
 
 // logLevelFor sets a legacy child that has logging to the level a modern
@@ -49,12 +49,12 @@ func (c *child) listenForChanges() {
 	if caps.resources {
 		params = append(params, `,"resourcesListChanged":true`...)
 	}
-	params = eras.WithMeta(append(params, "}}"...), c.a.childMeta())
+	params = eras.WithMeta(append(params, "}}"...), c.host.client.childMeta())
 	if _, err := c.conn.Go("subscriptions/listen", params, func(m *jsonrpc.Message, err error) {
 		if err == nil && m.Error != nil {
-			c.a.log.Warnf("server %q: subscriptions/listen: %s; its list changes will not be seen", c.key, m.Error)
+			c.host.log.Warnf("server %q: subscriptions/listen: %s; its list changes will not be seen", c.key, m.Error)
 		}
 	}); err != nil {
-		c.a.log.Debugf("server %q: subscriptions/listen: %v", c.key, err)
+		c.host.log.Debugf("server %q: subscriptions/listen: %v", c.key, err)
 	}
 }

@@ -47,7 +47,7 @@ func (c *child) start(plan startPlan) {
 	if c.conn == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeoutCause(c.a.ctx, c.a.opts.StartupTimeout, errStartupTimeout)
+	ctx, cancel := context.WithTimeoutCause(c.host.life.ctx, c.host.settings.startupTimeout, errStartupTimeout)
 	defer cancel()
 	if what, err := c.open(ctx, plan); err != nil {
 		c.drop(c.startError(what, ctx, err))
@@ -67,10 +67,10 @@ func (c *child) start(plan startPlan) {
 	c.state = stateRunning
 	c.startup = time.Since(c.startedAt)
 	c.mu.Unlock()
-	c.a.log.Debugf("server %q: ready in %v, speaking %s", c.key, c.startup, c.status().version)
-	c.a.rebuild()
+	c.host.log.Debugf("server %q: ready in %v, speaking %s", c.key, c.startup, c.status().version)
+	c.host.session.rebuild()
 	c.markReady()
-	c.a.childUp(c)
+	c.host.session.childUp(c)
 }
 
 // open starts the child's session: for a modern client, a server/discover
@@ -86,12 +86,12 @@ func (c *child) open(ctx context.Context, plan startPlan) (string, error) {
 		if !legacy {
 			return "server/discover", err
 		}
-		c.a.log.Debugf("server %q: legacy server (server/discover: %v); initializing it", c.key, err)
+		c.host.log.Debugf("server %q: legacy server (server/discover: %v); initializing it", c.key, err)
 	}
 	err := c.initialize(ctx, plan.init)
 	var modern *modernOnlyError
 	if errors.As(err, &modern) {
-		c.a.log.Debugf("server %q: %v; serving it in the %s era", c.key, err, eras.ModernVersion)
+		c.host.log.Debugf("server %q: %v; serving it in the %s era", c.key, err, eras.ModernVersion)
 		if _, err := c.discover(ctx); err != nil {
 			return "server/discover", err
 		}
@@ -106,7 +106,7 @@ func (c *child) open(ctx context.Context, plan startPlan) (string, error) {
 func (c *child) probe(ctx context.Context) (legacy bool, err error) {
 	rerunCtx, rerun := context.WithCancelCause(ctx)
 	defer rerun(nil)
-	pctx, cancel := context.WithTimeoutCause(rerunCtx, c.a.opts.ProbeTimeout, errProbeTimeout)
+	pctx, cancel := context.WithTimeoutCause(rerunCtx, c.host.settings.probeTimeout, errProbeTimeout)
 	defer cancel()
 	if r, ok := c.proc.(*stdio.Restartable); ok {
 		r.Arm(func() { rerun(errRerun) })
@@ -121,7 +121,7 @@ func (c *child) probe(ctx context.Context) (legacy bool, err error) {
 
 func (c *child) startError(what string, ctx context.Context, err error) error {
 	if errors.Is(context.Cause(ctx), errStartupTimeout) && ctx.Err() != nil {
-		return c.errorf("did not answer %s within the start-up timeout of %v", what, c.a.opts.StartupTimeout)
+		return c.errorf("did not answer %s within the start-up timeout of %v", what, c.host.settings.startupTimeout)
 	}
 	return c.lostAtEnd(err)
 }
@@ -160,7 +160,7 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 	c.mu.Lock()
 	c.version, c.caps, c.instructions = version, caps, instructions
 	c.mu.Unlock()
-	c.a.client.era().serverVersion(c, version)
+	c.host.client.era().serverVersion(c, version)
 	return c.conn.Notify("notifications/initialized", nil)
 }
 
@@ -169,7 +169,7 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 // answered as a legacy server does (an error that is not a modern one, or
 // a -32022 naming only legacy versions).
 func (c *child) discover(ctx context.Context) (legacy bool, err error) {
-	resp, err := c.conn.Call(ctx, "server/discover", eras.WithMeta(nil, c.a.childMeta()))
+	resp, err := c.conn.Call(ctx, "server/discover", eras.WithMeta(nil, c.host.client.childMeta()))
 	if err != nil {
 		return false, err
 	}
@@ -201,5 +201,5 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 // call sends a request of the aggregator's own to the child (a list, a
 // fan-out): a modern child gets the _meta of the client's era with it.
 func (c *child) call(ctx context.Context, method string, params []byte) (*jsonrpc.Message, error) {
-	return c.conn.Call(ctx, method, c.era().ownRequest(params, c.a.childMeta))
+	return c.conn.Call(ctx, method, c.era().ownRequest(params, c.host.client.childMeta))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -15,6 +16,8 @@ type clientSession struct {
 	conn     *jsonrpc.Conn // set in Serve before any child starts; nil in Check
 	inflight idTable[*call]
 	gate     clientGate
+
+	serverInfo []byte // the aggregator's own serverInfo, which a client that gives no clientInfo is named by
 
 	mu   sync.Mutex // protects init
 	init clientInit
@@ -29,6 +32,19 @@ type clientInit struct {
 	caps     clientCapabilities
 	info     []byte // the client's clientInfo, raw; nil when it gave none
 	logLevel string // the level of the client's last logging/setLevel
+}
+
+// childMeta is the _meta of the modern era for a request to a modern
+// child on the client's behalf: the modern version, the client's
+// capabilities and clientInfo, and the level a legacy client set with
+// logging/setLevel.
+func (cs *clientSession) childMeta() []byte {
+	s := cs.state()
+	info := s.info
+	if info == nil {
+		info = cs.serverInfo
+	}
+	return eras.RequestMeta(s.caps.raw(), info, s.logLevel)
 }
 
 // begin records the start of the session; it reports false when it began

@@ -37,56 +37,56 @@ type clientTaskTable struct {
 // registerClientTask records that the client's task clientID runs for
 // child c. A task id the client gave another child already stays that
 // child's.
-func (a *Aggregator) registerClientTask(c *child, clientID, taskObj []byte) *clientTask {
+func (rt *relayTables) registerClientTask(c *child, clientID, taskObj []byte) *clientTask {
 	key, ok := jsonrpc.String(clientID)
 	if !ok {
 		return nil
 	}
-	t := &clientTask{id: key, child: c, seq: a.tasks.seq.Add(1)}
+	t := &clientTask{id: key, child: c, seq: rt.tasks.seq.Add(1)}
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
 	if ms, err := strconv.ParseFloat(string(ttl), 64); err == nil && ms >= 0 {
 		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
 	}
-	if !a.clientTasks.byID.add(key, t) {
-		t, _ = a.clientTasks.byID.get(key)
+	if !rt.clientTasks.byID.add(key, t) {
+		t, _ = rt.clientTasks.byID.get(key)
 		return t
 	}
 	if c.clientTasks.Add(1) > int64(maxTasksPerServer) {
-		a.makeClientRoom(c)
+		rt.makeClientRoom(c)
 	}
-	a.maybeSweepTasks()
+	rt.maybeSweepTasks()
 	return t
 }
 
 // makeClientRoom forgets the oldest eighth of the tasks the client runs
 // for child c, and remembers their ids for the error a later use gets.
-func (a *Aggregator) makeClientRoom(c *child) {
+func (rt *relayTables) makeClientRoom(c *child) {
 	var ts []*clientTask
-	for _, t := range a.clientTasks.byID.all() {
+	for _, t := range rt.clientTasks.byID.all() {
 		if t.child == c {
 			ts = append(ts, t)
 		}
 	}
 	slices.SortFunc(ts, func(x, y *clientTask) int { return cmp.Compare(x.seq, y.seq) })
 	for _, t := range ts[:max(len(ts)/8, 1)] {
-		a.forgetClientTask(t)
-		a.clientTasks.evicted.add(t.id, c.key)
+		rt.forgetClientTask(t)
+		rt.clientTasks.evicted.add(t.id, c.key)
 	}
 }
 
 // forgetClientTask removes the task from the table.
-func (a *Aggregator) forgetClientTask(t *clientTask) {
-	if a.clientTasks.byID.remove(t.id, t) {
+func (rt *relayTables) forgetClientTask(t *clientTask) {
+	if rt.clientTasks.byID.remove(t.id, t) {
 		t.child.clientTasks.Add(-1)
 	}
 }
 
 // sweepClientTasks forgets the client's tasks whose ttl has run out, and
 // those of children that are gone.
-func (a *Aggregator) sweepClientTasks(now time.Time) {
-	for _, t := range a.clientTasks.byID.all() {
+func (rt *relayTables) sweepClientTasks(now time.Time) {
+	for _, t := range rt.clientTasks.byID.all() {
 		if !t.expires.IsZero() && now.After(t.expires) || t.child.dropped() {
-			a.forgetClientTask(t)
+			rt.forgetClientTask(t)
 		}
 	}
 }
@@ -98,10 +98,10 @@ func (a *Aggregator) sweepClientTasks(now time.Time) {
 func (c *child) childTaskRequest(m *jsonrpc.Message) ([]byte, *clientTask, []byte) {
 	taskID, _ := jsonrpc.Member(m.Params, "taskId")
 	id, _ := jsonrpc.String(taskID)
-	t, ok := c.a.clientTasks.byID.get(id)
+	t, ok := c.host.relay.clientTasks.byID.get(id)
 	if !ok || t.child != c {
 		msg := "Invalid params: unknown task " + strconv.Quote(id)
-		if key, evicted := c.a.clientTasks.evicted.server(id); evicted && key == c.key {
+		if key, evicted := c.host.relay.clientTasks.evicted.server(id); evicted && key == c.key {
 			msg += fmt.Sprintf(": mcp-simple-aggregator keeps at most %d of this server's client tasks and forgot its oldest to make room", maxTasksPerServer)
 		}
 		return nil, nil, errorLine(m.ID, jsonrpc.CodeInvalidParams, msg)
@@ -115,26 +115,26 @@ func (c *child) childTaskRequest(m *jsonrpc.Message) ([]byte, *clientTask, []byt
 // tasks gets the child's id. It returns the result to send (the client's
 // when there is nothing to rewrite).
 func (r *childRequest) clientAnswer(result []byte) []byte {
-	a := r.c.a
+	rt := r.c.host.relay
 	switch {
 	case r.method == "tasks/list":
-		return a.childsClientTasks(r.c, result)
+		return rt.childsClientTasks(r.c, result)
 	case r.augmented:
 		if obj, ok := jsonrpc.Member(result, "task"); ok { // else run as a plain request
 			clientID, _ := jsonrpc.Member(obj, "taskId")
-			a.registerClientTask(r.c, clientID, obj)
+			rt.registerClientTask(r.c, clientID, obj)
 		}
 	}
-	return a.relatedToChild(r.c, result)
+	return rt.relatedToChild(r.c, result)
 }
 
 // relatedToChild returns msg with the aggregator's id of one of child c's
 // tasks in _meta's related-task replaced by c's own (the client's answer
 // to a request the child tied to its task).
-func (a *Aggregator) relatedToChild(c *child, msg []byte) []byte {
+func (rt *relayTables) relatedToChild(c *child, msg []byte) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
 		key, _ := jsonrpc.String(id)
-		if t, ok := a.tasks.byID.get(key); ok && t.child == c {
+		if t, ok := rt.tasks.byID.get(key); ok && t.child == c {
 			return t.childID, true
 		}
 		return nil, false
@@ -144,14 +144,14 @@ func (a *Aggregator) relatedToChild(c *child, msg []byte) []byte {
 // childsClientTasks keeps, of the client's tasks/list result, the tasks it
 // runs for child c, as the client wrote them; the client's cursor passes
 // as it is.
-func (a *Aggregator) childsClientTasks(c *child, result []byte) []byte {
+func (rt *relayTables) childsClientTasks(c *child, result []byte) []byte {
 	list, _ := jsonrpc.Member(result, "tasks")
 	items, _ := jsonrpc.Elements(list)
 	var kept [][]byte
 	for _, it := range items {
 		clientID, _ := jsonrpc.Member(it, "taskId")
 		key, _ := jsonrpc.String(clientID)
-		if t, ok := a.clientTasks.byID.get(key); ok && t.child == c {
+		if t, ok := rt.clientTasks.byID.get(key); ok && t.child == c {
 			kept = append(kept, it)
 		}
 	}
@@ -160,12 +160,12 @@ func (a *Aggregator) childsClientTasks(c *child, result []byte) []byte {
 
 // clientTaskStatus is the client's notifications/tasks/status of a task it
 // runs for a child: to that child only, as it is.
-func (a *Aggregator) clientTaskStatus(params []byte) {
+func (rt *relayTables) clientTaskStatus(params []byte) {
 	clientID, _ := jsonrpc.Member(params, "taskId")
 	key, _ := jsonrpc.String(clientID)
-	t, ok := a.clientTasks.byID.get(key)
+	t, ok := rt.clientTasks.byID.get(key)
 	if !ok {
-		a.log.Debugf("client status of unknown task %s dropped", clientID)
+		rt.log.Debugf("client status of unknown task %s dropped", clientID)
 		return
 	}
 	t.child.conn.Notify("notifications/tasks/status", params)

@@ -49,7 +49,7 @@ func (c *child) listEntries(resp *jsonrpc.Message, method, field string) ([][]by
 	kept := make([][]byte, 0, len(items))
 	for i, it := range items {
 		if key, dup := jsonrpc.DuplicateMember(it); dup {
-			c.a.log.Warnf("server %q: %s: entry %d left out: its member %q appears twice in one object, and clients disagree on which copy counts", c.key, method, i, key)
+			c.host.log.Warnf("server %q: %s: entry %d left out: its member %q appears twice in one object, and clients disagree on which copy counts", c.key, method, i, key)
 			continue
 		}
 		kept = append(kept, it)

@@ -88,10 +88,14 @@ func (a *Aggregator) startChildSessions(plan startPlan) {
 	}
 }
 
-func (a *Aggregator) serverInfo() []byte {
-	b := []byte(`{"name":`)
-	b = jsonrpc.AppendString(b, a.opts.Name)
-	b = jsonrpc.AppendString(append(b, `,"version":`...), a.opts.Version)
+// serverInfo is the aggregator's serverInfo, as the client gets it.
+func (a *Aggregator) serverInfo() []byte { return a.client.serverInfo }
+
+// makeServerInfo is the serverInfo of an aggregator named name, of
+// version.
+func makeServerInfo(name, version string) []byte {
+	b := jsonrpc.AppendString([]byte(`{"name":`), name)
+	b = jsonrpc.AppendString(append(b, `,"version":`...), version)
 	return append(b, '}')
 }
 

@@ -64,3 +64,48 @@ func eraQuestions(t *testing.T) map[string][]string {
 	}
 	return found
 }
+
+// TestChildGetsASmallHost fails when a child, or what it is given of the
+// session (childHost), holds the whole Aggregator: a child reaches only
+// what childHost names.
+func TestChildGetsASmallHost(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "child.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	structs := map[string]*ast.StructType{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok {
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				structs[ts.Name.Name] = st
+			}
+		}
+		return true
+	})
+	for _, name := range []string{"child", "childHost", "childSettings"} {
+		st := structs[name]
+		if st == nil {
+			t.Fatalf("child.go declares no struct %s", name)
+		}
+		for _, field := range st.Fields.List {
+			if typ := types(field.Type); strings.Contains(typ, "Aggregator") {
+				t.Errorf("%s has a field of type %s: give it what it needs in childHost instead", name, typ)
+			}
+		}
+	}
+	if n := len(structs["childHost"].Fields.List); n > 8 {
+		t.Errorf("childHost has %d fields: a child should need few things of the session", n)
+	}
+}
+
+// types is a field's type as written (enough to find a name in it).
+func types(e ast.Expr) string {
+	var b strings.Builder
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			b.WriteString(id.Name + " ")
+		}
+		return true
+	})
+	return b.String()
+}

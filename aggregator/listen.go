@@ -198,7 +198,7 @@ func (s *listenSet) listenAt(l *listen, c *child, uris []string) {
 		}
 		params = jsonrpc.AppendString(params, u)
 	}
-	params = eras.WithMeta(append(params, "]}}"...), c.a.childMeta())
+	params = eras.WithMeta(append(params, "]}}"...), c.host.client.childMeta())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id, err := c.conn.Go("subscriptions/listen", params, func(*jsonrpc.Message, error) {})
@@ -243,8 +243,8 @@ func (c *child) resourceRequest(method, uri string) {
 		if err == nil && m.Error != nil {
 			err = rawError(m.Error)
 		}
-		if err != nil && c.a.ctx.Err() == nil {
-			c.a.log.Warnf("server %q: %s %s: %v", c.key, method, uri, err)
+		if err != nil && c.host.life.ctx.Err() == nil {
+			c.host.log.Warnf("server %q: %s %s: %v", c.key, method, uri, err)
 		}
 	})
 }
@@ -339,7 +339,7 @@ func (s *listenSet) standIn(c *child, uri string, on bool) {
 	switch {
 	case on && !open:
 		params := jsonrpc.AppendString([]byte(`{"notifications":{"resourceSubscriptions":[`), uri)
-		id, err := c.conn.Go("subscriptions/listen", eras.WithMeta(append(params, "]}}"...), c.a.childMeta()), func(*jsonrpc.Message, error) {})
+		id, err := c.conn.Go("subscriptions/listen", eras.WithMeta(append(params, "]}}"...), c.host.client.childMeta()), func(*jsonrpc.Message, error) {})
 		if err == nil {
 			if s.standIns == nil {
 				s.standIns = make(map[childURI][]byte)

@@ -97,7 +97,7 @@ func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, ad
 			retired = append(retired, retiring{c, "changed in the config: " + changeOf(c.server, s), make(chan struct{})})
 			kept[c] = true // not "removed" below
 		}
-		nc := newChild(a, s)
+		nc := newChild(a.host, s)
 		next, added = append(next, nc), append(added, nc)
 	}
 	for _, c := range old {

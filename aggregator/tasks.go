@@ -70,7 +70,7 @@ const sweepEvery = 1024
 // register returns the task the child calls childID, entering it under a
 // fresh id of the aggregator's when it is new. taskObj is the child's Task
 // object, for its createdAt and ttl.
-func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*task, bool) {
+func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*task, bool) {
 	key, ok := jsonrpc.String(childID)
 	if !ok {
 		return nil, false
@@ -80,7 +80,7 @@ func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*ta
 	}
 	// Copies: slices would keep the child's whole line (a page of
 	// tasks/list, say) alive as long as the task.
-	seq := a.tasks.seq.Add(1)
+	seq := rt.tasks.seq.Add(1)
 	t := &task{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(seq, 10), child: c, childID: bytes.Clone(childID), seq: seq}
 	createdAt, _ := jsonrpc.Member(taskObj, "createdAt")
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
@@ -92,72 +92,72 @@ func (a *Aggregator) registerTask(c *child, childID []byte, taskObj []byte) (*ta
 		t, _ = c.tasks.get(key) // registered meanwhile
 		return t, t != nil
 	}
-	a.tasks.byID.add(t.id, t)
+	rt.tasks.byID.add(t.id, t)
 	if c.tasks.len() > maxTasksPerServer {
-		a.makeRoom(c)
+		rt.makeRoom(c)
 	}
-	a.maybeSweepTasks()
+	rt.maybeSweepTasks()
 	return t, true
 }
 
 // maybeSweepTasks sweeps both task tables every sweepEvery ids handed out.
-func (a *Aggregator) maybeSweepTasks() {
-	if n := a.tasks.seq.Load(); n >= a.tasks.sweepAt.Load() {
-		a.tasks.sweepAt.Store(n + sweepEvery)
-		a.sweepTasks(time.Now())
+func (rt *relayTables) maybeSweepTasks() {
+	if n := rt.tasks.seq.Load(); n >= rt.tasks.sweepAt.Load() {
+		rt.tasks.sweepAt.Store(n + sweepEvery)
+		rt.sweepTasks(time.Now())
 	}
 }
 
 // forgetTask removes the task from both tables.
-func (a *Aggregator) forgetTask(t *task) {
-	a.tasks.byID.remove(t.id, t)
+func (rt *relayTables) forgetTask(t *task) {
+	rt.tasks.byID.remove(t.id, t)
 	if key, ok := jsonrpc.String(t.childID); ok {
 		t.child.tasks.remove(key, t)
 	}
 }
 
 // sweepTasks forgets the tasks whose ttl has run out, of both tables.
-func (a *Aggregator) sweepTasks(now time.Time) {
-	if !a.tasks.sweeping.TryLock() {
+func (rt *relayTables) sweepTasks(now time.Time) {
+	if !rt.tasks.sweeping.TryLock() {
 		return
 	}
-	defer a.tasks.sweeping.Unlock()
-	for _, t := range a.tasks.byID.all() {
+	defer rt.tasks.sweeping.Unlock()
+	for _, t := range rt.tasks.byID.all() {
 		if !t.expires.IsZero() && now.After(t.expires) {
-			a.forgetTask(t)
+			rt.forgetTask(t)
 		}
 	}
-	a.sweepClientTasks(now)
+	rt.sweepClientTasks(now)
 }
 
 // forgetLater forgets every task of the child once deadTaskGrace has
 // passed, unless the session ends first (stopForgetting).
-func (a *Aggregator) forgetLater(c *child) {
-	a.tasks.forgetting.Add(1)
+func (rt *relayTables) forgetLater(c *child) {
+	rt.tasks.forgetting.Add(1)
 	timer := time.AfterFunc(deadTaskGrace, func() {
-		defer a.tasks.forgetting.Done()
+		defer rt.tasks.forgetting.Done()
 		for _, t := range c.tasks.takeAll() {
-			a.tasks.byID.remove(t.id, t)
+			rt.tasks.byID.remove(t.id, t)
 		}
 	})
-	a.tasks.forgetMu.Lock()
-	a.tasks.timers = append(a.tasks.timers, timer)
-	a.tasks.forgetMu.Unlock()
+	rt.tasks.forgetMu.Lock()
+	rt.tasks.timers = append(rt.tasks.timers, timer)
+	rt.tasks.forgetMu.Unlock()
 }
 
 // stopForgetting stops the timers of forgetLater and waits for those that
 // fired: nothing of the session runs after it.
-func (a *Aggregator) stopForgetting() {
-	a.tasks.forgetMu.Lock()
-	timers := a.tasks.timers
-	a.tasks.timers = nil
-	a.tasks.forgetMu.Unlock()
+func (rt *relayTables) stopForgetting() {
+	rt.tasks.forgetMu.Lock()
+	timers := rt.tasks.timers
+	rt.tasks.timers = nil
+	rt.tasks.forgetMu.Unlock()
 	for _, t := range timers {
 		if t.Stop() {
-			a.tasks.forgetting.Done()
+			rt.tasks.forgetting.Done()
 		}
 	}
-	a.tasks.forgetting.Wait()
+	rt.tasks.forgetting.Wait()
 }
 
 // markTerminal records a status the child reported for the task.
@@ -283,13 +283,13 @@ func (c *call) forgetIfUnknown(errObj []byte) {
 // naming a task that is not one of the child's is taken out: a server
 // speaks only for its own tasks ("A's deploy needs your password" from
 // server B must not reach the client tied to A's task).
-func (a *Aggregator) relatedToClient(c *child, msg []byte) []byte {
+func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
 		key, _ := jsonrpc.String(id)
 		if t, ok := c.tasks.get(key); ok {
 			return jsonrpc.AppendString(nil, t.id), true
 		}
-		a.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
+		rt.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
 		return nil, false
 	}, true)
 }
@@ -328,7 +328,7 @@ func (c *child) taskStatus(params []byte) {
 	t, ok := c.tasks.get(key)
 	if !ok {
 		if !c.heldStatuses.hold(key, params) {
-			c.a.log.Debugf("server %q: status of unknown task %s dropped", c.key, childID)
+			c.host.log.Debugf("server %q: status of unknown task %s dropped", c.key, childID)
 		}
 		return
 	}
@@ -337,7 +337,7 @@ func (c *child) taskStatus(params []byte) {
 
 func (c *child) sendStatus(t *task, params []byte) {
 	t.markTerminal(statusOf(params))
-	c.up.Notify("notifications/tasks/status", c.a.relatedToClient(c, setTaskID(params, t.id)))
+	c.up.Notify("notifications/tasks/status", c.host.relay.relatedToClient(c, setTaskID(params, t.id)))
 }
 
 // releaseStatuses sends the statuses held for the task, once the answer
@@ -408,11 +408,11 @@ var deadTaskGrace = 5 * time.Minute
 // deadTaskGrace at most, so that a later tasks/* on them is answered with
 // the child's failure.
 func (c *child) failTasks(cause error) {
-	up := c.a.client.conn
+	up := c.host.client.conn
 	if up == nil {
 		return
 	}
-	c.a.forgetLater(c)
+	c.host.relay.forgetLater(c)
 	for _, t := range c.tasks.all() {
 		if t.isTerminal() {
 			continue

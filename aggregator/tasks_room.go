@@ -17,7 +17,7 @@ var maxTasksPerServer = 4096
 
 // makeRoom forgets the oldest eighth of the child's tasks, finished ones
 // first, and remembers their ids for the error a later use of them gets.
-func (a *Aggregator) makeRoom(c *child) {
+func (rt *relayTables) makeRoom(c *child) {
 	ts := c.tasks.all()
 	slices.SortFunc(ts, func(x, y *task) int {
 		if tx, ty := x.isTerminal(), y.isTerminal(); tx != ty {
@@ -29,10 +29,10 @@ func (a *Aggregator) makeRoom(c *child) {
 		return int(x.seq - y.seq)
 	})
 	for _, t := range ts[:max(len(ts)/8, 1)] {
-		a.forgetTask(t)
-		a.tasks.evicted.add(t.id, c.key)
+		rt.forgetTask(t)
+		rt.tasks.evicted.add(t.id, c.key)
 	}
-	a.log.Debugf("server %q: more than %d tasks known; the oldest %d forgotten", c.key, maxTasksPerServer, max(len(ts)/8, 1))
+	rt.log.Debugf("server %q: more than %d tasks known; the oldest %d forgotten", c.key, maxTasksPerServer, max(len(ts)/8, 1))
 }
 
 // evictedTasks remembers, for the error a later use gets, the ids of the
@@ -70,8 +70,8 @@ func (e *evictedTasks) server(id string) (string, bool) {
 
 // unknownTask is the message of -32602 for a task id the aggregator does
 // not map (any more).
-func (a *Aggregator) unknownTask(id string) string {
-	if key, ok := a.tasks.evicted.server(id); ok {
+func (rt *relayTables) unknownTask(id string) string {
+	if key, ok := rt.tasks.evicted.server(id); ok {
 		return fmt.Sprintf("Invalid params: unknown task %q: server %q had more than %d tasks, and mcp-simple-aggregator forgot its oldest to make room", id, key, maxTasksPerServer)
 	}
 	return "Invalid params: unknown task " + strconv.Quote(id) + " (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"
