@@ -3,6 +3,7 @@ package naming
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // settings are the defaults: no separator, no strict names asked for, a
@@ -34,6 +35,87 @@ func TestFor(t *testing.T) {
 	} {
 		if got := tt.s.For(tt.client); got != tt.want {
 			t.Errorf("%+v for %q: got %+v, want %+v", tt.s, tt.client, got, tt.want)
+		}
+	}
+}
+
+func TestLookupClient(t *testing.T) {
+	for _, tt := range []struct {
+		name, label string // label "": not known
+	}{
+		{"claude-ai", "Claude Desktop"},
+		{"claude-code", "Claude Code"},
+		{"codex-mcp-client", "Codex"},
+		{"gemini-cli-mcp-client", "Gemini CLI"},
+		{"cursor", "Cursor"},
+		{"cursor-vscode", "Cursor"},
+		{"Visual Studio Code", "VS Code"},
+		{"Visual Studio Code - Insiders", "VS Code"},
+		{"Code - OSS", "VS Code"},
+		{"claude-ai-2", ""}, // not a prefix
+		{"Cursor", ""},
+		{"", ""},
+		{"some-client", ""},
+	} {
+		k, known := LookupClient(tt.name)
+		if known != (tt.label != "") || k.Label != tt.label {
+			t.Errorf("LookupClient(%q) = %q, %t; want %q", tt.name, k.Label, known, tt.label)
+		}
+	}
+	if k, _ := LookupClient("some-client"); k.Prefix(16) != 0 || k.IgnoresListChanged || k.StartupTimeout != 0 {
+		t.Errorf("a client that is not known: %+v", k)
+	}
+	if k, _ := LookupClient("codex-mcp-client"); !k.IgnoresListChanged || k.StartupTimeout != 30*time.Second {
+		t.Errorf("Codex: %+v", k)
+	}
+}
+
+// Clients hands out a copy: the table does not change.
+func TestClientsIsACopy(t *testing.T) {
+	c := Clients()
+	c[0].Label = "changed"
+	if Clients()[0].Label != "Claude Desktop" {
+		t.Error("Clients() shares the table")
+	}
+	var names []string
+	for _, k := range Clients() {
+		if k2, ok := LookupClient(k.Name()); !ok || k2.Label != k.Label {
+			t.Errorf("%s: its Name %q finds %q", k.Label, k.Name(), k2.Label)
+		}
+		names = append(names, k.Label)
+	}
+	if want := []string{"Claude Desktop", "Claude Code", "Codex", "Gemini CLI", "Cursor", "VS Code"}; !slices.Equal(names, want) {
+		t.Errorf("clients %q, want %q", names, want)
+	}
+}
+
+func TestFate(t *testing.T) {
+	desktop, _ := LookupClient("claude-ai")
+	code, _ := LookupClient("claude-code")
+	gemini, _ := LookupClient("gemini-cli-mcp-client")
+	cursor, _ := LookupClient("cursor")
+	for _, tt := range []struct {
+		k               Client
+		serverNameLen   int
+		key, tool, name string
+		want            string
+	}{
+		{desktop, 16, "k", "ok", "k__ok", ""},
+		{desktop, 16, "k", "a.b", "k:a.b", desktop.Over},
+		{desktop, 16, "k", long, "k__" + long, desktop.Over},
+		{code, 16, "k", "ok", "k:ok", ""}, // the separator it replaces is not reported
+		{code, 16, "k", "a.b", "k:a.b", "with characters replaced"},
+		{code, 16, "k.x", "ok", "k.x:ok", "with characters replaced"},
+		{code, 16, "k", "ok", "k:" + long[:41-2], ""},
+		{code, 16, "k", "ok", "k:" + long[:41-1], code.Over},
+		{code, 3, "k", "ok", "k:" + long[:40], ""},
+		{gemini, 16, "k", "a.b", "k:a.b", ""},
+		{gemini, 16, "k", "a b", "k:a b", "with characters replaced"},
+		{cursor, 16, "k", "a b", "k:a b", ""},
+		{cursor, 16, "k", "ok", "k:" + long[:43], "dropped"},
+	} {
+		if got := tt.k.Fate(tt.serverNameLen, tt.key, tt.tool, tt.name); got != tt.want {
+			t.Errorf("%s, server name of %d, %q: %q, want %q", tt.k.Label, tt.serverNameLen, tt.name, got, tt.want)
 		}
 	}
 }

@@ -149,3 +149,110 @@ func TestNamesAreTheSameInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// A name held already stays its holder's in a collision, whichever entry
+// would keep it otherwise; of two holders, the one that held it most
+// lately; a held name that is not the one formed now counts for nothing.
+func TestAssignKeepingKeepsHeldNames(t *testing.T) {
+	n := Scheme{Sep: "__"}
+	// Both are a____x; a's key is clean, so a keeps it when none holds it.
+	entries := []Entry{{"a", "__x"}, {"a_", "_x"}}
+	name, other := "a____x", "a____x_"+hash8("a____x")
+	for _, tt := range []struct {
+		what string
+		held map[Entry]Held
+		want []string
+	}{
+		{"none held", nil, []string{name, other}},
+		{"the unclean key held it", map[Entry]Held{{"a_", "_x"}: {name, 1}}, []string{other, name}},
+		{"both held it, a_ more lately", map[Entry]Held{{"a", "__x"}: {name, 1}, {"a_", "_x"}: {name, 2}}, []string{other, name}},
+		{"both held it, a more lately", map[Entry]Held{{"a", "__x"}: {name, 3}, {"a_", "_x"}: {name, 2}}, []string{name, other}},
+		{"a_ held another name", map[Entry]Held{{"a_", "_x"}: {"other", 5}}, []string{name, other}},
+	} {
+		got := n.AssignKeeping(entries, tt.held)
+		for i, want := range tt.want {
+			if got[i].Name != want || got[i].Hidden {
+				t.Errorf("%s: %v named %+v, want %q", tt.what, entries[i], got[i], want)
+			}
+		}
+	}
+}
+
+func TestChangeDescribe(t *testing.T) {
+	for _, tt := range []struct {
+		ch   Change
+		want string
+	}{
+		{0, ""},
+		{CharsReplaced, "with characters replaced"},
+		{CharsReplaced | Shortened, "with characters replaced, shortened"},
+		{Disambiguated, "told apart by a hash"},
+		{AmbiguousKey, "with a key that holds the separator"},
+		{AmbiguousKey | Disambiguated, "told apart by a hash"},
+		{CharsReplaced | Shortened | Disambiguated | AmbiguousKey, "with characters replaced, shortened, told apart by a hash"},
+	} {
+		if got := tt.ch.Describe(); got != tt.want {
+			t.Errorf("%04b: %q, want %q", tt.ch, got, tt.want)
+		}
+	}
+}
+
+func TestLimit(t *testing.T) {
+	for _, tt := range []struct {
+		n    Scheme
+		want int
+	}{
+		{Scheme{Sep: ":"}, 0},
+		{Scheme{Sep: ":", Max: 41}, 41},
+		{Scheme{Sep: ":", Max: 5}, minNameLen},
+		{Scheme{Sep: "__", Strict: true}, 64},
+		{Scheme{Sep: "__", Strict: true, Max: 30}, 30},
+	} {
+		if got := tt.n.Limit(); got != tt.want {
+			t.Errorf("%+v: %d, want %d", tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		size int
+		want string
+	}{
+		{"abc", 0, ""},
+		{"abc", -1, ""},
+		{"abc", 2, "ab"},
+		{"abc", 3, "abc"},
+		{"abc", 9, "abc"},
+		{"aé", 2, "a"}, // not inside é
+		{"aé", 3, "aé"},
+		{"日本", 4, "日"},
+		{"日本", 2, ""},
+	} {
+		if got := cut(tt.s, tt.size); got != tt.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", tt.s, tt.size, got, tt.want)
+		}
+	}
+}
+
+func TestCleanKey(t *testing.T) {
+	for _, tt := range []struct {
+		key, sep string
+		want     bool
+	}{
+		{"github", ":", true},
+		{"git:hub", ":", false},
+		{"github", "__", true},
+		{"git__hub", "__", false},
+		{"a_", "__", false}, // ends with a part of the separator
+		{"_a", "__", true},
+		{"a-", "-_-", false},
+		{"a-_", "-_-", false},
+		{"", ":", true},
+	} {
+		if got := cleanKey(tt.key, tt.sep); got != tt.want {
+			t.Errorf("cleanKey(%q, %q) = %t, want %t", tt.key, tt.sep, got, tt.want)
+		}
+	}
+}
