@@ -78,6 +78,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
@@ -166,7 +167,7 @@ type Aggregator struct {
 	reg        atomic.Pointer[registry]
 	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
 	pinned     pinnedNames     // names a reload keeps (registry.go)
-	naming     naming          // how names are formed for this client
+	naming     naming.Scheme   // how names are formed for this client
 	clientName string          // the client's clientInfo.name
 	warned     map[string]bool // name collisions already reported
 	ready      atomic.Bool     // every child has started or failed

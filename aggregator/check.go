@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 )
 
 // Check starts every child, initializes it as a client would (with the
@@ -28,7 +29,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	ok := true
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tPROTOCOL\tSTARTUP\tTOOLS")
-	var tools []entryName
+	var tools []naming.Entry
 	var problems []string
 	for _, c := range a.children() {
 		s := c.status()
@@ -43,7 +44,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 			continue
 		}
 		for _, t := range s.tools {
-			tools = append(tools, entryName{key: c.key, name: t})
+			tools = append(tools, naming.Entry{Key: c.key, Name: t})
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", shown(c.key), s.state, shown(s.version), s.startup.Round(time.Millisecond).Milliseconds(), len(s.tools))
 	}
@@ -62,46 +63,46 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 // get the same name on one line), with what the client will still do to
 // it, if anything (for a server name longer than --registered-as says).
 // A note after the list gives the separator of strict clients.
-func (a *Aggregator) writeCheckedTools(w io.Writer, tools []entryName) {
-	plain := a.naming.assign(tools)
+func (a *Aggregator) writeCheckedTools(w io.Writer, tools []naming.Entry) {
+	plain := a.naming.Assign(tools)
 	type served struct {
-		k      knownClient
-		naming naming
-		names  []assignedName
+		k      naming.Client
+		naming naming.Scheme
+		names  []naming.Assigned
 	}
 	var clients []served
-	for _, k := range knownClients {
-		n := a.opts.namingFor(strings.TrimSuffix(k.names[0], "*"))
-		clients = append(clients, served{k, n, n.assign(tools)})
+	for _, k := range naming.Clients() {
+		n := a.opts.namingFor(k.Name())
+		clients = append(clients, served{k, n, n.Assign(tools)})
 	}
 	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))
 	for i, t := range tools {
-		if plain[i].hidden {
-			fmt.Fprintf(w, "  %s  (hidden: listed twice by its server)\n", shown(plain[i].name))
+		if plain[i].Hidden {
+			fmt.Fprintf(w, "  %s  (hidden: listed twice by its server)\n", shown(plain[i].Name))
 			continue
 		}
-		fmt.Fprintf(w, "  %s\n", shown(plain[i].name))
+		fmt.Fprintf(w, "  %s\n", shown(plain[i].Name))
 		var order []string
 		labels := make(map[string][]string)
 		for _, c := range clients {
-			name := c.names[i].name
-			if name == plain[i].name || name == t.key+c.naming.sep+t.name {
+			name := c.names[i].Name
+			if name == plain[i].Name || name == t.Key+c.naming.Sep+t.Name {
 				continue
 			}
-			if fate := a.opts.fate(c.k, t.key, t.name, name); fate != "" && fate != "with characters replaced" {
+			if fate := c.k.Fate(a.opts.serverNameLen(), t.Key, t.Name, name); fate != "" && fate != "with characters replaced" {
 				name += " (" + fate + ")"
 			}
 			if labels[name] == nil {
 				order = append(order, name)
 			}
-			labels[name] = append(labels[name], c.k.label)
+			labels[name] = append(labels[name], c.k.Label)
 		}
 		for _, name := range order {
 			fmt.Fprintf(w, "      %s: %s\n", strings.Join(labels[name], ", "), shown(name))
 		}
 	}
-	strictSeparator := Options{Separator: a.opts.Separator, StrictNames: true}.namingFor("").sep
-	if strictSeparator != a.naming.sep {
+	strictSeparator := Options{Separator: a.opts.Separator, StrictNames: true}.namingFor("").Sep
+	if strictSeparator != a.naming.Sep {
 		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictSeparator)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -35,14 +36,14 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 // setNaming sets how names are formed for the client, before any child
 // has listed a name. A --separator that breaks the strict form is kept
 // (an explicit choice wins), with a warning.
-func (a *Aggregator) setNaming(clientName string, n naming) {
+func (a *Aggregator) setNaming(clientName string, n naming.Scheme) {
 	a.regMu.Lock()
 	a.naming, a.clientName = n, clientName
 	a.regMu.Unlock()
-	a.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.sep, n.strict)
-	if n.strict && !conforms("k"+n.sep+"t") {
+	a.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.Sep, n.Strict)
+	if n.Strict && !naming.Conforms("k"+n.Sep+"t") {
 		a.log.Warnf("%s accepts only tool names matching %s, and withholds every tool of a server when one name does not: --separator %q breaks it in every name; without --separator it gets %q",
-			clientLabel(clientName), strictPattern, n.sep, strictSep)
+			clientLabel(clientName), naming.StrictPattern, n.Sep, naming.StrictSep)
 	}
 }
 

@@ -5,17 +5,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/rand"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-var strictRE = regexp.MustCompile(strictPattern)
+var strictRE = regexp.MustCompile(naming.StrictPattern)
 
 // long is a tool name of 100 characters.
 var long = strings.Repeat("very_long_tool_name_", 5)
@@ -26,150 +25,26 @@ func hash8(full string) string {
 	return hex.EncodeToString(sum[:])[:8]
 }
 
-func TestStrictNames(t *testing.T) {
-	entries := []entryName{
-		{"immich", "immich.assets.list"}, // dotted
-		{"w", "get weather"},             // spaced
-		{"w", "météo"},                   // non-ASCII: one _ per character
-		{"k", long},                      // 100 characters
-		{"k", "a.b"},                     // collides with a_b, which keeps its name
-		{"k", "a_b"},
-		{"k", "x.y"}, // collides with x y: neither is unchanged, both get a hash
-		{"k", "x y"},
-		{"my.srv", "ok"}, // the key too
-	}
-	got := naming{sep: "__", strict: true}.assign(entries)
-	head := ("k__" + long)[:55]
-	want := []assignedName{
-		{name: "immich__immich_assets_list", change: charsReplaced},
-		{name: "w__get_weather", change: charsReplaced},
-		{name: "w__m_t_o", change: charsReplaced},
-		{name: head + "_" + hash8("k__"+long), change: shortened},
-		{name: "k__a_b_" + hash8("k__a.b"), change: charsReplaced | disambiguated},
-		{name: "k__a_b"},
-		{name: "k__x_y_" + hash8("k__x.y"), change: charsReplaced | disambiguated},
-		{name: "k__x_y_" + hash8("k__x y"), change: charsReplaced | disambiguated},
-		{name: "my_srv__ok", change: charsReplaced},
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%v: got %+v, want %+v", entries[i], got[i], want[i])
-		}
-		if !strictRE.MatchString(got[i].name) {
-			t.Errorf("%v: %q does not match %s", entries[i], got[i].name, strictPattern)
-		}
-	}
-	if len(got[3].name) != 64 {
-		t.Errorf("the shortened name has %d characters, want 64", len(got[3].name))
-	}
-}
-
-// The names depend on the set of tools, never on the order they are
-// listed in: names that would collide, from keys that hold the separator
-// or end with a part of it ("a_" and "a", "git__hub" and "git"), or from
-// characters replaced, are told apart by hashes, in strict and plain form;
-// a tool one server lists twice is named once.
-func TestNamesAreTheSameInAnyOrder(t *testing.T) {
-	entries := []entryName{{"k", "a.b"}, {"k", "a_b"}, {"k", "a b"}, {"k", long}, {"k", long + "2"}, {"j", "a.b"}, {"k", "z"},
-		{"a", "__x"}, {"a_", "_x"}, {"git__hub", "push"}, {"git", "hub__push"}, {"k", "z"}}
-	for _, n := range []naming{{sep: "__", strict: true}, {sep: "__"}} {
-		byEntry := func(es []entryName) map[entryName]string {
-			m := map[entryName]string{}
-			for i, a := range n.assign(es) {
-				if !a.hidden {
-					m[es[i]] = a.name
-				}
-			}
-			return m
-		}
-		first := byEntry(entries)
-		seen := map[string]bool{}
-		for _, name := range first {
-			if seen[name] {
-				t.Fatalf("%+v: two tools named %q: %v", n, name, first)
-			}
-			seen[name] = true
-		}
-		if len(first) != len(entries)-1 {
-			t.Errorf("%+v: %d names for %d distinct entries", n, len(first), len(entries)-1)
-		}
-		for _, keeps := range []entryName{{"a", "__x"}, {"git", "hub__push"}} {
-			if want := keeps.key + n.sep + keeps.name; first[keeps] != want {
-				t.Errorf("%+v: %v is named %q, want %q (a clean key keeps its name)", n, keeps, first[keeps], want)
-			}
-		}
-		r := rand.New(rand.NewSource(1))
-		for range 20 {
-			shuffled := append([]entryName(nil), entries...)
-			r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-			if got := byEntry(shuffled); fmt.Sprint(got) != fmt.Sprint(first) {
-				t.Fatalf("%+v: order %v gives\n%v\nwant\n%v", n, shuffled, got, first)
-			}
-		}
-	}
-}
-
-func TestPlainNamesAreKeyAndName(t *testing.T) {
-	got := naming{sep: ":"}.assign([]entryName{{"k", "a.b"}, {"k", "get weather"}, {"k", long}, {"k", "a.b"}})
-	want := []assignedName{{name: "k:a.b"}, {name: "k:get weather"}, {name: "k:" + long}, {name: "k:a.b", hidden: true}}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%d: got %+v, want %+v", i, got[i], want[i])
-		}
-	}
-}
-
+// Options give the naming its settings (naming.Settings.For has the
+// table of every client): a server name of DefaultServerNameLen
+// characters unless Options.ServerNameLen says, the separator and the
+// strict form asked for.
 func TestNamingFor(t *testing.T) {
 	for _, tt := range []struct {
 		opts   Options
 		client string
-		want   naming
+		want   naming.Scheme
 	}{
-		{Options{}, "claude-ai", naming{sep: "__", strict: true, max: 64}},
-		{Options{}, "claude-code", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__"), view: keepsStrict}},
-		{Options{}, "codex-mcp-client", naming{sep: ":", max: 64 - len("mcp__") - 16 - len("__"), view: keepsStrict}},
-		{Options{}, "gemini-cli-mcp-client", naming{sep: ":", max: 63 - len("mcp_") - 16 - len("_"), view: keepsGemini}},
-		{Options{}, "cursor-vscode", naming{sep: ":", max: 60 - 16}},
-		{Options{}, "Visual Studio Code", naming{sep: ":", max: 64 - len("mcp_") - 13 - len("_")}},
-		{Options{}, "", naming{sep: ":"}},
-		{Options{}, "some-client", naming{sep: ":"}},
-		{Options{ServerNameLen: 3}, "claude-code", naming{sep: ":", max: 64 - len("mcp__all__"), view: keepsStrict}},
-		{Options{ServerNameLen: 3}, "Visual Studio Code - Insiders", naming{sep: ":", max: 64 - len("mcp_all_")}},
-		{Options{ServerNameLen: 3}, "claude-ai", naming{sep: "__", strict: true, max: 64}},
-		{Options{Separator: ":"}, "claude-ai", naming{sep: ":", strict: true, max: 64}},
-		{Options{Separator: "."}, "claude-code", naming{sep: ".", max: 41, view: keepsStrict}},
-		{Options{StrictNames: true}, "some-client", naming{sep: "__", strict: true, max: 64}},
-		{Options{StrictNames: true}, "claude-code", naming{sep: "__", strict: true, max: 41, view: keepsStrict}},
-		{Options{StrictNames: true, Separator: "-"}, "", naming{sep: "-", strict: true, max: 64}},
+		{Options{}, "claude-code", naming.Scheme{Sep: ":", Max: 64 - len("mcp__") - DefaultServerNameLen - len("__"), View: naming.KeepsStrict}},
+		{Options{}, "some-client", naming.Scheme{Sep: ":"}},
+		{Options{ServerNameLen: 3}, "claude-code", naming.Scheme{Sep: ":", Max: 64 - len("mcp__all__"), View: naming.KeepsStrict}},
+		{Options{Separator: "."}, "claude-code", naming.Scheme{Sep: ".", Max: 41, View: naming.KeepsStrict}},
+		{Options{StrictNames: true}, "some-client", naming.Scheme{Sep: "__", Strict: true, Max: 64}},
+		{Options{StrictNames: true, Separator: "-"}, "", naming.Scheme{Sep: "-", Strict: true, Max: 64}},
 	} {
 		if got := tt.opts.namingFor(tt.client); got != tt.want {
 			t.Errorf("%+v for %q: got %+v, want %+v", tt.opts, tt.client, got, tt.want)
 		}
-	}
-}
-
-// A name too long for the room is its key, the separator, the start of
-// its own name, "_" and the hash of the full name: readable, the same on
-// every run; a long key keeps a third of the room.
-func TestShortenedNamesAreReadable(t *testing.T) {
-	const tool = "add_pull_request_review_comment_to_pending_review"
-	got := naming{sep: ":", max: 41}.assign([]entryName{{"github", tool}, {"github", "get_me"}, {"a_very_long_server_key", tool}})
-	want := []assignedName{
-		{name: "github:add_pull_request_review_c_" + hash8("github:"+tool), change: shortened},
-		{name: "github:get_me"},
-		{name: "a_very_lon:add_pull_request_revi_" + hash8("a_very_long_server_key:"+tool), change: shortened},
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%d: got %+v, want %+v", i, got[i], want[i])
-		}
-		if len(got[i].name) > 41 {
-			t.Errorf("%d: %q has %d characters, over 41", i, got[i].name, len(got[i].name))
-		}
-	}
-	// A room too small for a readable name is taken to be minNameLen.
-	if got := (naming{sep: ":", max: 5}).assign([]entryName{{"github", tool}})[0].name; got != "gith:add_pull_r_"+hash8("github:"+tool) {
-		t.Errorf("with a room of 5: %q", got)
 	}
 }
 
@@ -262,7 +137,7 @@ func TestStrictNamesForced(t *testing.T) {
 	listed := listedTools(t, h, "some-client")
 	for _, name := range listed {
 		if !strictRE.MatchString(name) {
-			t.Errorf("%q does not match %s", name, strictPattern)
+			t.Errorf("%q does not match %s", name, naming.StrictPattern)
 		}
 	}
 	callsReachTheirTools(t, h, listed)
@@ -362,9 +237,9 @@ func longNamesServer(method string, params []byte) string {
 // start of the description; calls and gets reach the server under its own
 // names.
 func TestNamesFitEveryKnownClient(t *testing.T) {
-	for _, k := range knownClients {
-		client := strings.TrimSuffix(k.names[0], "*")
-		t.Run(k.label, func(t *testing.T) {
+	for _, k := range naming.Clients() {
+		client := k.Name()
+		t.Run(k.Label, func(t *testing.T) {
 			h := serveFakes(t, "", map[string]func(string, []byte) string{"github": longNamesServer}, "github")
 			h.exchange(initAs(client))
 			var tools struct {
@@ -375,12 +250,12 @@ func TestNamesFitEveryKnownClient(t *testing.T) {
 			if err := json.Unmarshal([]byte(h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)), &tools); err != nil {
 				t.Fatal(err)
 			}
-			sep := Options{}.namingFor(client).sep
+			sep := Options{}.namingFor(client).Sep
 			seen := map[string]bool{}
 			for i, tool := range tools.Result.Tools {
 				own := longTools[i]
-				if whole := k.prefix(DefaultServerNameLen) + len(tool.Name); whole > k.limit || k.strict && !strictRE.MatchString(tool.Name) || seen[tool.Name] {
-					t.Errorf("%q (%d characters with the prefix) does not fit %s's %d, or is listed twice", tool.Name, whole, k.label, k.limit)
+				if whole := k.Prefix(DefaultServerNameLen) + len(tool.Name); whole > k.Limit || k.Strict && !strictRE.MatchString(tool.Name) || seen[tool.Name] {
+					t.Errorf("%q (%d characters with the prefix) does not fit %s's %d, or is listed twice", tool.Name, whole, k.Label, k.Limit)
 				}
 				seen[tool.Name] = true
 				if tool.Name != "github"+sep+own {
@@ -408,40 +283,5 @@ func TestNamesFitEveryKnownClient(t *testing.T) {
 				t.Errorf("prompts/get %q: %s", prompts.Result.Prompts[0].Name, got)
 			}
 		})
-	}
-}
-
-// A client that replaces characters (Claude Code, Codex: all outside
-// [a-zA-Z0-9_-]; Gemini CLI: all outside [a-zA-Z0-9_.:-]) gets names that
-// stay apart once it has replaced them: else one tool is lost, or the
-// model API refuses every request for two tools of one name. The one that
-// needs no replacing keeps its name, whatever the order.
-func TestNamesStayApartAsTheClientShowsThem(t *testing.T) {
-	entries := []entryName{{"k", "a.b"}, {"k", "a_b"}, {"k", "a b"}, {"k.x", "y"}, {"k_x", "y"}, {"k", "x_y"}, {"k", "ok"}}
-	for _, client := range []string{"claude-code", "codex-mcp-client", "gemini-cli-mcp-client"} {
-		n := Options{}.namingFor(client)
-		reversed := slices.Clone(entries)
-		slices.Reverse(reversed)
-		for _, order := range [][]entryName{entries, reversed} {
-			seen := map[string]string{}
-			got := n.assign(order)
-			for i, a := range got {
-				if a.hidden {
-					t.Errorf("%s: %v hidden", client, order[i])
-					continue
-				}
-				k, _ := lookupClient(client)
-				v := k.chars.seen(a.name) // as the client shows it
-				if other, dup := seen[v]; dup {
-					t.Errorf("%s shows %q and %q both as %q", client, other, a.name, v)
-				}
-				seen[v] = a.name
-			}
-			for i, e := range order {
-				if e == (entryName{"k", "a_b"}) && got[i].name != "k:a_b" {
-					t.Errorf("%s: k:a_b listed as %q, want its own name", client, got[i].name)
-				}
-			}
-		}
 	}
 }

@@ -1,12 +1,15 @@
 package aggregator
 
-import "github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+import (
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
 
 // registry is an immutable snapshot of the tools and prompts of the running
 // children, rebuilt whenever a child starts, changes a list or fails. List
 // answers are prebuilt so that tools/list costs one lookup.
 type registry struct {
-	naming        naming
+	naming        naming.Scheme
 	toolsResult   []byte // {"tools":[...]}
 	tools         map[string]route
 	toolNames     []listedName // every tool, in config order
@@ -23,8 +26,8 @@ type route struct {
 
 // listedName is a tool's name as its child gave it and as it is listed.
 type listedName struct {
-	entry entryName
-	assignedName
+	entry naming.Entry
+	naming.Assigned
 }
 
 // rebuild makes a new registry from the running children in config order.
@@ -65,30 +68,31 @@ func appendRegistered(list []registered, c *child, entries []namedEntry) []regis
 	return list
 }
 
-// register names the entries (naming.assign), enters them in index and
-// returns their listed form and their names. Called with regMu held.
-func (a *Aggregator) register(index map[string]route, kind string, entries []registered, held map[entryName]heldName) ([][]byte, []listedName) {
-	names := make([]entryName, len(entries))
+// register names the entries (naming.Scheme.AssignKeeping), enters them
+// in index and returns their listed form and their names. Called with
+// regMu held.
+func (a *Aggregator) register(index map[string]route, kind string, entries []registered, held map[naming.Entry]naming.Held) ([][]byte, []listedName) {
+	names := make([]naming.Entry, len(entries))
 	for i, e := range entries {
-		names[i] = entryName{key: e.child.key, name: e.entry.name}
+		names[i] = naming.Entry{Key: e.child.key, Name: e.entry.name}
 	}
-	assigned := a.naming.assignKeeping(names, held)
+	assigned := a.naming.AssignKeeping(names, held)
 	list := make([][]byte, 0, len(entries))
 	listedNames := make([]listedName, len(entries))
 	for i, e := range entries {
 		listedNames[i] = listedName{names[i], assigned[i]}
-		name := assigned[i].name
-		if assigned[i].hidden {
+		name := assigned[i].Name
+		if assigned[i].Hidden {
 			a.warnHidden(kind, name, e.child.key, index)
 			continue
 		}
-		if assigned[i].change&disambiguated != 0 && !a.naming.strict && a.naming.view == keepsAll { // the others have their own summary (reportNames)
-			a.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].key+a.naming.sep+names[i].name)
+		if assigned[i].Change&naming.Disambiguated != 0 && !a.naming.Strict && a.naming.View == naming.KeepsAll { // the others have their own summary (reportNames)
+			a.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].Key+a.naming.Sep+names[i].Name)
 		}
 		index[name] = route{child: e.child, rawName: e.entry.rawName}
-		listed := e.entry.listedAs(e.child.key+a.naming.sep, name)
-		if assigned[i].change&shortened != 0 {
-			listed = withFullName(listed, names[i].key+a.naming.sep+names[i].name)
+		listed := e.entry.listedAs(e.child.key+a.naming.Sep, name)
+		if assigned[i].Change&naming.Shortened != 0 {
+			listed = withFullName(listed, names[i].Key+a.naming.Sep+names[i].Name)
 		}
 		list = append(list, listed)
 	}
@@ -178,13 +182,13 @@ func appendArray(b []byte, entries [][]byte) []byte {
 
 // pinnedNames are the names reloads found served, by entry, which keep
 // them for the rest of the session in a collision with a name that came
-// after (names.go: assignKeeping); of two pinned, the one served more
+// after (naming.Scheme.AssignKeeping); of two pinned, the one served more
 // lately wins. Before any reload nothing is pinned, so that the names
 // depend only on the config, not on which server started first.
 type pinnedNames struct {
-	naming         naming // the naming they were formed with
-	gen            int    // the pinning that was last
-	tools, prompts map[entryName]heldName
+	naming         naming.Scheme // the naming they were formed with
+	gen            int           // the pinning that was last
+	tools, prompts map[naming.Entry]naming.Held
 }
 
 // pinNames pins the names served now, adding to those pinned before (a
@@ -202,13 +206,13 @@ func (a *Aggregator) pinNames() {
 	a.pinned.prompts = pin(a.pinned.prompts, r.promptNames, a.pinned.gen)
 }
 
-func pin(held map[entryName]heldName, listed []listedName, gen int) map[entryName]heldName {
+func pin(held map[naming.Entry]naming.Held, listed []listedName, gen int) map[naming.Entry]naming.Held {
 	if held == nil {
-		held = make(map[entryName]heldName, len(listed))
+		held = make(map[naming.Entry]naming.Held, len(listed))
 	}
 	for _, l := range listed {
-		if !l.hidden {
-			held[l.entry] = heldName{l.name, gen}
+		if !l.Hidden {
+			held[l.entry] = naming.Held{Name: l.Name, Gen: gen}
 		}
 	}
 	return held

@@ -19,7 +19,7 @@ import (
 // on, and a server that crashed earlier stays down. Once the servers
 // started are up (or failed), the client hears one list_changed for each
 // list that changed (tools, prompts, resources), not one per server.
-// Names do not depend on which other servers run (names.go), so no name
+// Names do not depend on which other servers run (internal/naming), so no name
 // changes because another server came or went. Reload returns when it is
 // done; one reload runs at a time.
 func (a *Aggregator) Reload(servers []config.Server) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -16,7 +17,7 @@ import (
 // that name: an app's UI calls its server's tools by their own names.
 func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
 	r := a.reg.Load()
-	return a.routeByName(c, "Tool", r.tools, r.naming.sep, jsonrpc.CodeMethodNotFound,
+	return a.routeByName(c, "Tool", r.tools, r.naming.Sep, jsonrpc.CodeMethodNotFound,
 		func(name string) *child { return a.appTool(name, r.naming) })
 }
 
@@ -25,9 +26,9 @@ func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
 // begins with a configured server's key and the separator (as n forms
 // it) is that server's, whether it runs or not, and never an app's: a
 // server cannot take the calls of one that is down.
-func (a *Aggregator) appTool(name string, n naming) *child {
+func (a *Aggregator) appTool(name string, n naming.Scheme) *child {
 	for _, c := range a.children() {
-		if strings.HasPrefix(name, c.key+n.sep) || n.strict && strings.HasPrefix(name, strictChars(c.key)+n.sep) {
+		if strings.HasPrefix(name, c.key+n.Sep) || n.Strict && strings.HasPrefix(name, naming.StrictChars(c.key)+n.Sep) {
 			return nil
 		}
 	}
@@ -47,7 +48,7 @@ func (a *Aggregator) appTool(name string, n naming) *child {
 // -32602, as the specification asks.
 func (a *Aggregator) routePrompt(_ context.Context, c *call) (target, []byte) {
 	r := a.reg.Load()
-	return a.routeByName(c, "Prompt", r.prompts, r.naming.sep, jsonrpc.CodeInvalidParams, nil)
+	return a.routeByName(c, "Prompt", r.prompts, r.naming.Sep, jsonrpc.CodeInvalidParams, nil)
 }
 
 // routeByName looks the one params.name up in index and splices the
