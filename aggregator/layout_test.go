@@ -69,23 +69,25 @@ func eraQuestions(t *testing.T) map[string][]string {
 // session (childHost), holds the whole Aggregator: a child reaches only
 // what childHost names.
 func TestChildGetsASmallHost(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "child.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	structs := map[string]*ast.StructType{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if ts, ok := n.(*ast.TypeSpec); ok {
-			if st, ok := ts.Type.(*ast.StructType); ok {
-				structs[ts.Name.Name] = st
-			}
+	for _, file := range []string{"child.go", "child_host.go"} {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return true
-	})
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok {
+				if st, ok := ts.Type.(*ast.StructType); ok {
+					structs[ts.Name.Name] = st
+				}
+			}
+			return true
+		})
+	}
 	for _, name := range []string{"child", "childHost", "childSettings"} {
 		st := structs[name]
 		if st == nil {
-			t.Fatalf("child.go declares no struct %s", name)
+			t.Fatalf("child.go and child_host.go declare no struct %s", name)
 		}
 		for _, field := range st.Fields.List {
 			if typ := types(field.Type); strings.Contains(typ, "Aggregator") {

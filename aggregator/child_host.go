@@ -1,0 +1,42 @@
+package aggregator
+
+import (
+	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+)
+
+// childHost is what a child needs of the session it serves, and all of it
+// a child can reach: the settings of its process and messages, the log,
+// the session's life, the client's side, the tables that tie ids across
+// the client and the servers, a modern client's streams, and the events
+// it tells the session of. The registry, the other children, naming and
+// reloads are out of its reach. Every child of a session shares one.
+type childHost struct {
+	settings childSettings
+	log      *Logger
+	life     *lifetime
+	client   *clientSession
+	relay    *relayTables
+	listens  *listenSet
+	session  sessionEvents
+}
+
+// childSettings are what Options say of a server's process and messages.
+type childSettings struct {
+	start                func(config.Server) (Process, error)
+	startupTimeout       time.Duration // its initialize and first lists
+	probeTimeout         time.Duration // its server/discover probe
+	maxMessageSize       int
+	maxQueue             int
+	clientRequestTimeout time.Duration // its requests to the client
+	pacing               pacing
+}
+
+// sessionEvents are what a child tells the session of itself (the
+// Aggregator is the one implementation).
+type sessionEvents interface {
+	rebuild()                 // its lists changed: the registry is built anew
+	childUp(c *child)         // it is up and in the registry
+	tellClient(method string) // a list changed: the client is told, or will be
+}
