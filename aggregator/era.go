@@ -12,7 +12,8 @@ import (
 // earlier: an initialize handshake, then a session) or modern (2026-07-28:
 // no handshake, every request carries its version and the client's
 // capabilities in _meta). The client's era is settled by its first
-// request that is served; each child's by how it answers (child_era.go).
+// request that is served; each child's by how it answers its probe
+// (child_start.go). What differs between the eras is asked of adapter.go.
 type era int
 
 const (
