@@ -213,8 +213,9 @@ type clientEra interface {
 	relayRequest(c *child, m *jsonrpc.Message)
 	// listChanged tells the client that a list changed.
 	listChanged(a *Aggregator, method string)
-	// notification reports whether a server's notification goes to the
-	// client as it is; handled reports that the era handled it itself.
+	// notification handles a server's notification that the era does
+	// not pass as it is (sends it elsewhere, or drops it), and reports
+	// whether it did; the rest go to the client as they are.
 	notification(c *child, m *jsonrpc.Message) (handled bool)
 	// serverVersion warns when a server speaks another version than the
 	// client agreed.
