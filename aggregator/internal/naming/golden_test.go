@@ -2,15 +2,13 @@ package naming
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/names.golden")
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/golden"
+)
 
 // goldenEntries are the tricky ones, listed together as one set: long
 // names and keys, characters outside [a-zA-Z0-9_-], names a client would
@@ -58,7 +56,7 @@ func goldenClients() []Client {
 // and what the client will still do to it. It checks that the names
 // served to a client are distinct as it shows them, within its room, and
 // in strict form when it needs that.
-func golden(t *testing.T) []byte {
+func goldenNames(t *testing.T) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# The name each client is served for each entry of a fixed set, listed together, with a\n")
 	fmt.Fprintf(&b, "# server name of %d characters: NAME (LENGTH) [what was changed; what the client will\n", DefaultServerNameLen)
@@ -141,19 +139,5 @@ func remarks(k Client, e Entry, a Assigned) string {
 }
 
 func TestGolden(t *testing.T) {
-	got := golden(t)
-	path := filepath.Join("testdata", "names.golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("names differ from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "names.golden"), goldenNames(t))
 }
