@@ -43,10 +43,11 @@ func (c Client) Raw() []byte {
 // aggregator relays from servers to the client: those Declared knows.
 var relayedCapabilities = []string{"sampling", "elicitation", "roots", "tasks"}
 
-// ParseClient takes the client's capabilities, raw. Servers get them as
+// ParseClient reads the client's capabilities, raw. Servers get them as
 // the client wrote them, every member (extensions, experimental, tasks,
-// and keys not invented yet); what is not an object gives {}. A member of
-// relayedCapabilities is declared unless it is null.
+// and keys not invented yet); what is not an object gives {}. Of the
+// capabilities whose requests are relayed to the client (sampling,
+// elicitation, roots, tasks), a member is declared unless it is null.
 func ParseClient(raw []byte) Client {
 	caps := Client{relayed: make(map[string]bool), raw: []byte("{}")}
 	ms, err := jsonrpc.Members(raw)
