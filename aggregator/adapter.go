@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -138,7 +139,7 @@ type serverEra interface {
 	setsLevelAlone() bool
 	// watchable reports whether a resource of a server with caps can be
 	// watched for a client's subscription.
-	watchable(caps childCapabilities) bool
+	watchable(caps capabilities.Server) bool
 	// watch asks the server for updates of uris on stream l's behalf.
 	watch(s *listenSet, l *listen, c *child, uris []string)
 	// updated sends a resource update of the server on the streams it
@@ -174,7 +175,7 @@ func (legacyServer) rootsChanged(c *child, params []byte) {
 	c.conn.Notify("notifications/roots/list_changed", params)
 }
 func (legacyServer) setsLevelAlone() bool                                   { return true }
-func (legacyServer) watchable(caps childCapabilities) bool                  { return caps.subscribe }
+func (legacyServer) watchable(caps capabilities.Server) bool                { return caps.Subscribe }
 func (legacyServer) watch(s *listenSet, l *listen, c *child, uris []string) { s.subscribe(l, c, uris) }
 func (legacyServer) updated(s *listenSet, up notifier, c *child, params []byte) {
 	s.updatedByURI(up, c, params)
@@ -195,7 +196,7 @@ func (modernServer) listHint(result []byte) (eras.Hint, bool) {
 func (modernServer) opened(c *child)                                        { c.listenForChanges() }
 func (modernServer) rootsChanged(*child, []byte)                            {} // the era has no such notification
 func (modernServer) setsLevelAlone() bool                                   { return false }
-func (modernServer) watchable(childCapabilities) bool                       { return true } // subscriptions/listen
+func (modernServer) watchable(capabilities.Server) bool                     { return true } // subscriptions/listen
 func (modernServer) watch(s *listenSet, l *listen, c *child, uris []string) { s.listenAt(l, c, uris) }
 func (modernServer) updated(s *listenSet, up notifier, c *child, params []byte) {
 	s.updatedBySubscription(up, c, params)

@@ -34,7 +34,10 @@
 // client's are each an interface with a legacy and a modern
 // implementation, which the rest of the package asks what to do; the
 // stateless conversions between the eras are package eras
-// (aggregator/internal/eras).
+// (aggregator/internal/eras). What the client and each server declared is
+// read, and the aggregator's own capabilities merged from its servers', by
+// package capabilities (aggregator/internal/capabilities); which servers'
+// capabilities are merged, and when, is decided here.
 //
 // Every mapping of ids (client requests to child calls, child requests to
 // client ids, progress tokens) is an idTable (idtable.go) with one rule:

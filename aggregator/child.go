@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
@@ -68,7 +69,7 @@ type child struct {
 	startedAt    time.Time
 	startup      time.Duration
 	version      string
-	caps         childCapabilities
+	caps         capabilities.Server
 	instructions string
 	lists        childLists
 	hints        childHints
@@ -253,10 +254,10 @@ func (c *child) drop(err error) {
 	if was == stateRunning {
 		c.host.session.rebuild()
 		c.host.session.tellClient("notifications/tools/list_changed")
-		if caps.prompts {
+		if caps.Prompts {
 			c.host.session.tellClient("notifications/prompts/list_changed")
 		}
-		if caps.resources {
+		if caps.Resources {
 			c.host.session.tellClient("notifications/resources/list_changed")
 		}
 	}
@@ -360,7 +361,7 @@ type childStatus struct {
 	state        childState
 	failure      error
 	version      string
-	caps         childCapabilities
+	caps         capabilities.Server
 	instructions string
 	startup      time.Duration
 	tools        []string // the child's own tool names
@@ -398,7 +399,7 @@ func (c *child) dropped() bool {
 	return c.state == stateFailed || c.state == stateStopped
 }
 
-func (c *child) capabilities() childCapabilities {
+func (c *child) capabilities() capabilities.Server {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.caps

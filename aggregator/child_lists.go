@@ -70,17 +70,17 @@ type resourceTemplate struct {
 func (c *child) fetchLists(ctx context.Context) error {
 	caps := c.capabilities()
 	if err := c.refreshTools(ctx); err != nil {
-		if caps.tools {
+		if caps.Tools {
 			return err
 		}
 		c.host.log.Debugf("server %q declared no tools and tools/list failed: %v", c.key, err)
 	}
-	if caps.prompts {
+	if caps.Prompts {
 		if err := c.refreshPrompts(ctx); err != nil {
 			c.host.log.Warnf("server %q: prompts/list: %v", c.key, err)
 		}
 	}
-	if caps.resources {
+	if caps.Resources {
 		if err := c.refreshResources(ctx); err != nil {
 			c.host.log.Warnf("server %q: resources/list: %v", c.key, err)
 		}
@@ -332,7 +332,7 @@ func (c *child) servesApp(name string) bool {
 	if c.state != stateRunning || !slices.ContainsFunc(c.lists.tools, func(e namedEntry) bool { return e.name == name }) {
 		return false
 	}
-	if c.caps.apps {
+	if c.caps.Apps {
 		return true
 	}
 	for uri := range c.lists.resources {

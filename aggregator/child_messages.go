@@ -116,7 +116,7 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	case !known:
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 		return
-	case up == nil || !c.host.client.state().caps.declared(need):
+	case up == nil || !c.host.client.state().caps.Declared(need):
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}

@@ -29,7 +29,7 @@ func (c *child) logLevelFor(level string) {
 	c.logging.Add(1)
 	c.mu.Lock()
 	defer c.mu.Unlock() // Go under the lock: levels go out in the order they are set; it never blocks
-	if c.caps.logging && c.logLevel != level {
+	if c.caps.Logging && c.logLevel != level {
 		c.logLevel = level
 		params := jsonrpc.AppendString([]byte(`{"level":`), level)
 		c.conn.Go("logging/setLevel", append(params, '}'), func(*jsonrpc.Message, error) {})
@@ -43,10 +43,10 @@ func (c *child) logLevelFor(level string) {
 func (c *child) listenForChanges() {
 	caps := c.capabilities()
 	params := []byte(`{"notifications":{"toolsListChanged":true`)
-	if caps.prompts {
+	if caps.Prompts {
 		params = append(params, `,"promptsListChanged":true`...)
 	}
-	if caps.resources {
+	if caps.Resources {
 		params = append(params, `,"resourcesListChanged":true`...)
 	}
 	params = eras.WithMeta(append(params, "}}"...), c.host.client.childMeta())

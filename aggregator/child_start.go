@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
@@ -155,7 +156,7 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 	if !eras.IsLegacy(version) {
 		return c.errorf("answered initialize with protocol version %q, which is not one of %s", version, strings.Join(eras.LegacyVersions, ", "))
 	}
-	caps := parseServerCapabilities(resp.Result)
+	caps := capabilities.ParseServer(resp.Result)
 	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
 	c.mu.Lock()
 	c.version, c.caps, c.instructions = version, caps, instructions
@@ -191,7 +192,7 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 	}
 	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
 	c.mu.Lock()
-	c.version, c.caps, c.instructions = eras.ModernVersion, parseServerCapabilities(resp.Result), instructions
+	c.version, c.caps, c.instructions = eras.ModernVersion, capabilities.ParseServer(resp.Result), instructions
 	c.hints.discover = eras.ReadHint(resp.Result, time.Now())
 	c.mu.Unlock()
 	c.modern.Store(true)

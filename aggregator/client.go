@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -29,7 +30,7 @@ type clientInit struct {
 	received bool   // the session has begun
 	era      era    // eraUnknown until it has
 	version  string // the protocol version agreed
-	caps     clientCapabilities
+	caps     capabilities.Client
 	info     []byte // the client's clientInfo, raw; nil when it gave none
 	logLevel string // the level of the client's last logging/setLevel
 }
@@ -44,7 +45,7 @@ func (cs *clientSession) childMeta() []byte {
 	if info == nil {
 		info = cs.serverInfo
 	}
-	return eras.RequestMeta(s.caps.raw(), info, s.logLevel)
+	return eras.RequestMeta(s.caps.Raw(), info, s.logLevel)
 }
 
 // begin records the start of the session; it reports false when it began

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -35,7 +36,7 @@ func (a *Aggregator) acceptModern(c *call, s clientInit) []byte {
 // the aggregator asks children on its own, names are formed for the
 // client it names, and every child starts, probed with server/discover.
 func (a *Aggregator) beginModern(r modernRequest) {
-	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: parseClientCapabilities(r.caps), info: r.info})
+	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: capabilities.ParseClient(r.caps), info: r.info})
 	name, _ := jsonrpc.StringMember(r.info, "name")
 	a.beginClient(name)
 	a.log.Debugf("client speaks protocol %s (%s); probing each server with server/discover", eras.ModernVersion, clipLine(r.info))
@@ -51,7 +52,7 @@ func (a *Aggregator) serveDiscover(ctx context.Context, c *call) []byte {
 	}
 	caps, instructions := a.childOffers()
 	b := eras.AppendVersions([]byte(`{"resultType":"complete","supportedVersions":`))
-	b = mergeCapabilities(append(b, `,"capabilities":`...), caps)
+	b = capabilities.Merge(append(b, `,"capabilities":`...), caps)
 	if instructions != "" {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
 	}

@@ -29,7 +29,7 @@ func (e era) String() string {
 // modernRequest is what the _meta of a modern request says.
 type modernRequest struct {
 	version  string
-	caps     []byte // clientCapabilities, raw
+	caps     []byte // the client's capabilities, raw
 	info     []byte // clientInfo, raw; nil when absent
 	logLevel string
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -24,7 +25,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 	}
 	caps, _ := jsonrpc.Member(c.params, "capabilities")
 	clientInfo, _ := jsonrpc.Member(c.params, "clientInfo")
-	if !a.client.begin(clientInit{era: eraLegacy, version: version, caps: parseClientCapabilities(caps), info: clientInfo}) {
+	if !a.client.begin(clientInit{era: eraLegacy, version: version, caps: capabilities.ParseClient(caps), info: clientInfo}) {
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize was already received")
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
@@ -70,7 +71,7 @@ func (a *Aggregator) childInitParams(version string) []byte {
 	if info == nil {
 		info = a.serverInfo()
 	}
-	return childInitParams(version, s.caps.raw(), info)
+	return childInitParams(version, s.caps.Raw(), info)
 }
 
 func childInitParams(version string, caps, clientInfo []byte) []byte {
@@ -101,13 +102,13 @@ func makeServerInfo(name, version string) []byte {
 }
 
 // initializeResult advertises what the initialized children offer
-// (mergeCapabilities), and joins their instructions under their keys.
+// (capabilities.Merge), and joins their instructions under their keys.
 func (a *Aggregator) initializeResult(version string) []byte {
 	caps, instructions := a.childOffers()
 	b := []byte(`{"protocolVersion":`)
 	b = jsonrpc.AppendString(b, version)
 	b = append(b, `,"capabilities":`...)
-	b = mergeCapabilities(b, caps)
+	b = capabilities.Merge(b, caps)
 	b = append(append(b, `,"serverInfo":`...), a.serverInfo()...)
 	if instructions != "" {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
@@ -118,8 +119,8 @@ func (a *Aggregator) initializeResult(version string) []byte {
 // childOffers are the capabilities of the children whose session is open
 // and, for those still starting, pendingOffers; and their instructions
 // joined under their keys.
-func (a *Aggregator) childOffers() ([]childCapabilities, string) {
-	var caps []childCapabilities
+func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
+	var caps []capabilities.Server
 	if pending, ok := a.pendingOffers(); ok {
 		caps = append(caps, pending)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -87,11 +88,11 @@ func readListFilter(params []byte) listFilter {
 func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	want := readListFilter(c.params)
 	caps, _ := a.childOffers()
-	var any childCapabilities
+	var any capabilities.Server
 	for _, cc := range caps {
-		any.prompts, any.resources = any.prompts || cc.prompts, any.resources || cc.resources
+		any.Prompts, any.Resources = any.Prompts || cc.Prompts, any.Resources || cc.Resources
 	}
-	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.prompts, resources: want.resources && any.resources}
+	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.Prompts, resources: want.resources && any.Resources}
 	owners := make(map[*child][]string)
 	for i, o := range a.resourceOwners(ctx, want.uris) {
 		if o != nil && o.era().watchable(o.capabilities()) {

@@ -39,7 +39,7 @@ func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
 	}
 	a.listing()
 	return c.listAnswer(a.reg.Load().promptsResult, func() eras.Hint {
-		hasPrompts := func(ch *child) bool { return ch.running() && ch.capabilities().prompts }
+		hasPrompts := func(ch *child) bool { return ch.running() && ch.capabilities().Prompts }
 		return a.listHint(hasPrompts, func(h *childHints) eras.Hint { return h.prompts })
 	})
 }
@@ -149,7 +149,7 @@ func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 	a.client.setLogLevel(level)
 	var wg sync.WaitGroup
 	for _, ch := range a.children() {
-		if !ch.running() || !ch.capabilities().logging || !ch.era().setsLevelAlone() {
+		if !ch.running() || !ch.capabilities().Logging || !ch.era().setsLevelAlone() {
 			continue
 		}
 		wg.Add(1)

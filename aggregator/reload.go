@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 )
 
@@ -165,8 +166,8 @@ func (a *Aggregator) startAdded(added []*child, retired []retiring) []*child {
 // them.
 type listsTouched struct{ resources bool }
 
-func (t listsTouched) or(caps childCapabilities) listsTouched {
-	return listsTouched{resources: t.resources || caps.resources}
+func (t listsTouched) or(caps capabilities.Server) listsTouched {
+	return listsTouched{resources: t.resources || caps.Resources}
 }
 
 func retiredLists(retired []retiring) listsTouched {

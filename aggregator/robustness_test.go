@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -27,7 +28,7 @@ func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		a := New(Options{Name: "agg", Separator: ":", Servers: []config.Server{{Key: "k", Command: "fake"}}})
 		a.client.conn = jsonrpc.NewConn(nil, io.Discard, jsonrpc.Options{})
-		a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: parseClientCapabilities([]byte(`{"sampling":{}}`))})
+		a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: capabilities.ParseClient([]byte(`{"sampling":{}}`))})
 		c := a.children()[0]
 		c.up = a.client.conn.NewLane()
 		proc := startFake(func(string, []byte) string { return "" })

@@ -140,7 +140,7 @@ func (a *Aggregator) routeCompletion(ctx context.Context, c *call) (target, []by
 func (a *Aggregator) resourceChildren() []*child {
 	var cs []*child
 	for _, c := range a.children() {
-		if c.running() && c.capabilities().resources {
+		if c.running() && c.capabilities().Resources {
 			cs = append(cs, c)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 )
 
 // DefaultInitializeWait is the default of Options.InitializeWait: the
@@ -154,10 +156,10 @@ func (a *Aggregator) childUp(c *child) {
 	a.log.Debugf("server %q: up after the client was answered a list; telling it the lists changed", c.key)
 	a.tellClient("notifications/tools/list_changed")
 	caps := c.capabilities()
-	if caps.prompts {
+	if caps.Prompts {
 		a.tellClient("notifications/prompts/list_changed")
 	}
-	if caps.resources {
+	if caps.Resources {
 		a.tellClient("notifications/resources/list_changed")
 	}
 }
@@ -166,13 +168,13 @@ func (a *Aggregator) childUp(c *child) {
 // the children still starting, whose own are not known yet: lists that
 // may change (tools always are), so that the client asks for them and
 // takes their changes.
-func (a *Aggregator) pendingOffers() (childCapabilities, bool) {
+func (a *Aggregator) pendingOffers() (capabilities.Server, bool) {
 	for _, c := range a.children() {
 		select {
 		case <-c.inited:
 		default:
-			return childCapabilities{tools: true, prompts: true, resources: true}, true
+			return capabilities.Server{Tools: true, Prompts: true, Resources: true}, true
 		}
 	}
-	return childCapabilities{}, false
+	return capabilities.Server{}, false
 }

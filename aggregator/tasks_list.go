@@ -30,7 +30,7 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 	}
 	for ; idx < len(children); idx, childCursor = idx+1, nil {
 		ch := children[idx]
-		if !ch.running() || !ch.capabilities().tasksList {
+		if !ch.running() || !ch.capabilities().TasksList {
 			continue
 		}
 		var params []byte
@@ -101,7 +101,7 @@ func taskListResult(children []*child, page [][]byte, idx int, next []byte) []by
 	b := listResult("tasks", page)
 	if next == nil {
 		idx++
-		for idx < len(children) && !children[idx].capabilities().tasksList {
+		for idx < len(children) && !children[idx].capabilities().TasksList {
 			idx++
 		}
 		if idx >= len(children) {
