@@ -3,15 +3,14 @@ package capabilities
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/merge.golden")
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/golden"
+)
 
 // TestMergeGolden reads each set of servers in testdata/merge/*.jsonl, one
 // server's initialize (or server/discover) result a line, and writes what
@@ -35,7 +34,7 @@ func TestMergeGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	compareGolden(t, filepath.Join("testdata", "merge.golden"), out.Bytes())
+	golden.Check(t, filepath.Join("testdata", "merge.golden"), out.Bytes())
 }
 
 // goldenSet writes to out the servers of the set in file name, what each
@@ -78,21 +77,4 @@ func declares(c Server) string {
 		return "(nothing)"
 	}
 	return strings.Join(d, " ")
-}
-
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from what the code gives (go test -update rewrites it):\n%s", path, got)
-	}
 }
