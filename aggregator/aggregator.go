@@ -156,16 +156,16 @@ const DefaultMaxQueue = 32 << 20
 
 // Aggregator is one client session over a fixed set of children.
 type Aggregator struct {
-	opts         Options
-	log          *Logger
-	servers      atomic.Pointer[[]*child]  // in config order: see children
-	reloadMu     sync.Mutex                // a reload at a time (reload.go); Serve's start under it too
-	serving      bool                      // Serve has spawned the children; under reloadMu
-	plan         atomic.Pointer[startPlan] // how the children's sessions were opened, once they were
-	client       clientSession
-	*relayTables                    // progress tokens and tasks, across the client and the servers
-	listens      listenSet          // a modern client's subscriptions/listen streams
-	parked       idTable[*exchange] // calls answered input_required, by their requestState
+	opts     Options
+	log      *Logger
+	servers  atomic.Pointer[[]*child]  // in config order: see children
+	reloadMu sync.Mutex                // a reload at a time (reload.go); Serve's start under it too
+	serving  bool                      // Serve has spawned the children; under reloadMu
+	plan     atomic.Pointer[startPlan] // how the children's sessions were opened, once they were
+	client   clientSession
+	relay    *relayTables       // progress tokens and tasks, across the client and the servers
+	listens  listenSet          // a modern client's subscriptions/listen streams
+	parked   idTable[*exchange] // calls answered input_required, by their requestState
 
 	reg        atomic.Pointer[registry]
 	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
@@ -179,7 +179,7 @@ type Aggregator struct {
 	listedSoon atomic.Bool     // a list was answered before every child was ready
 	host       *childHost      // what the children get of the session
 
-	*lifetime // the session's context, its goroutines, its shutdown
+	life *lifetime // the session's context, its goroutines, its shutdown
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
@@ -207,13 +207,13 @@ func New(opts Options) *Aggregator {
 		opts.ClientRequestTimeout = DefaultClientRequestTimeout
 	}
 	a := &Aggregator{
-		opts:     opts,
-		log:      opts.Log,
-		naming:   opts.namingFor(""),
-		warned:   make(map[string]bool),
-		lifetime: newLifetime(),
+		opts:   opts,
+		log:    opts.Log,
+		naming: opts.namingFor(""),
+		warned: make(map[string]bool),
+		life:   newLifetime(),
 	}
-	a.relayTables = &relayTables{log: opts.Log}
+	a.relay = &relayTables{log: opts.Log}
 	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)
 	a.host = &childHost{
 		settings: childSettings{
@@ -225,7 +225,7 @@ func New(opts Options) *Aggregator {
 			clientRequestTimeout: opts.ClientRequestTimeout,
 			pacing:               opts.pacing,
 		},
-		log: opts.Log, life: a.lifetime, client: &a.client, relay: a.relayTables, listens: &a.listens, session: a,
+		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
 	}
 	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
@@ -266,7 +266,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		Cancelled:   tellCancelled,
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
-		Pace:        func(bool) { up.WaitRoom(clientRoom, a.ctx.Done()) },
+		Pace:        func(bool) { up.WaitRoom(clientRoom, a.life.ctx.Done()) },
 		Watch:       watchHooks("the client"),
 		Written:     releaseLarge,
 	})
@@ -294,22 +294,22 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			select {
 			case <-ctx.Done():
 				a.log.Debugf("hurrying the shutdown: %v", context.Cause(ctx))
-				a.hurryShutdown()
+				a.life.hurryShutdown()
 			case <-finished:
 			}
 		}()
 		a.listens.endAll() // they would never be answered otherwise
-		a.client.inflight.waitEmpty(answerGrace, a.hurry)
+		a.client.inflight.waitEmpty(answerGrace, a.life.hurry)
 		a.shutdown()
 
 	case <-output.broken:
 		a.log.Warnf("the client closed its output (%v); shutting down", output.err)
-		a.hurryShutdown()
+		a.life.hurryShutdown()
 		a.stopReading(in, readErr)
 
 	case <-ctx.Done():
 		a.log.Debugf("shutting down: %v", context.Cause(ctx))
-		a.hurryShutdown()
+		a.life.hurryShutdown()
 		a.stopReading(in, readErr)
 	}
 	a.flushClient()
@@ -362,7 +362,7 @@ func (a *Aggregator) startChildren() {
 // them while it stops (its stdin closed) is still heard, and the rest
 // fail, naming the child, when it is gone.
 func (a *Aggregator) shutdown() {
-	a.end()
+	a.life.end()
 	a.reloadMu.Lock() // a reload under way ends (a.ctx), its servers stopped
 	a.reloadMu.Unlock()
 	var wg sync.WaitGroup
@@ -374,8 +374,8 @@ func (a *Aggregator) shutdown() {
 		}()
 	}
 	wg.Wait()
-	a.handlers.Wait()
-	a.stopForgetting()
+	a.life.handlers.Wait()
+	a.relay.stopForgetting()
 	for _, x := range a.parked.takeAll() {
 		x.stop()
 	}

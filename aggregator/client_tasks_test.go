@@ -128,7 +128,7 @@ func TestClientSideTask(t *testing.T) {
 	req = h.read()
 	h.send(`{"jsonrpc":"2.0","id":` + idOf(t, req) + `,"error":{"code":-32602,"message":"no such task"}}`)
 	a.heard(t)
-	if n := len(h.a.clientTasks.byID.all()); n != 0 {
+	if n := len(h.a.relay.clientTasks.byID.all()); n != 0 {
 		t.Errorf("%d client tasks still known after the client said it knows none", n)
 	}
 }
@@ -182,19 +182,19 @@ func TestClientTasksOfAServerAreBounded(t *testing.T) {
 	maxTasksPerServer = 16
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}, {Key: "other", Command: "fake"}}})
 	k, other := a.children()[0], a.children()[1]
-	a.registerClientTask(other, []byte(`"o"`), []byte(`{}`))
+	a.relay.registerClientTask(other, []byte(`"o"`), []byte(`{}`))
 	for i := range maxTasksPerServer + 1 {
-		a.registerClientTask(k, jsonrpc.AppendString(nil, fmt.Sprintf("c%d", i)), []byte(`{}`))
+		a.relay.registerClientTask(k, jsonrpc.AppendString(nil, fmt.Sprintf("c%d", i)), []byte(`{}`))
 	}
 	if got := k.clientTasks.Load(); got != int64(maxTasksPerServer-1) {
 		t.Errorf("k holds %d client tasks, want %d", got, maxTasksPerServer-1)
 	}
 	for _, id := range []string{"c0", "c1"} {
-		if _, known := a.clientTasks.byID.get(id); known {
+		if _, known := a.relay.clientTasks.byID.get(id); known {
 			t.Errorf("the oldest client task %s is still known", id)
 		}
 	}
-	if _, known := a.clientTasks.byID.get("o"); !known {
+	if _, known := a.relay.clientTasks.byID.get("o"); !known {
 		t.Error("another server's client task was forgotten")
 	}
 	m := &jsonrpc.Message{ID: []byte(`1`), Method: "tasks/get", Params: []byte(`{"taskId":"c0"}`)}

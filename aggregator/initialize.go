@@ -86,7 +86,7 @@ func childInitParams(version string, caps, clientInfo []byte) []byte {
 func (a *Aggregator) startChildSessions(plan startPlan) {
 	a.plan.Store(&plan) // before the children are read: a reload's new child is started by one of the two
 	for _, c := range a.children() {
-		a.goServe(func() { c.startSession(plan) })
+		a.life.goServe(func() { c.startSession(plan) })
 	}
 }
 

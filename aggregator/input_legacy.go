@@ -23,13 +23,13 @@ const maxInputRounds = 64
 // fulfil runs the rounds of a call the child answered input_required, on
 // a goroutine of its own that the client's cancel stops.
 func (c *call) fulfil(resp *jsonrpc.Message) {
-	ctx, release := c.local(c.a.ctx)
+	ctx, release := c.local(c.a.life.ctx)
 	if c.isCancelled() { // before local: nothing would stop the rounds
 		release()
 		c.answer(nil)
 		return
 	}
-	served := c.a.goServe(func() {
+	served := c.a.life.goServe(func() {
 		defer release()
 		c.rounds(ctx, resp)
 	})
@@ -96,7 +96,7 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 		if !known || !caps.Declared(need) {
 			return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q asked for input with %q, which the client did not declare (capability %q)", c.child.key, method, need))
 		}
-		answer, err := c.a.askClient(ctx, method, c.a.relatedToClient(c.child, params))
+		answer, err := c.a.askClient(ctx, method, c.a.relay.relatedToClient(c.child, params))
 		if err != nil {
 			return nil, nil
 		}

@@ -88,9 +88,9 @@ func init() { // a var initialiser would make an initialisation cycle
 var clientNotifications = map[string]func(*Aggregator, []byte){
 	"notifications/initialized":        (*Aggregator).clientInitialized,
 	"notifications/cancelled":          (*Aggregator).clientCancelled,
-	"notifications/progress":           (*Aggregator).progressFromClient,
+	"notifications/progress":           func(a *Aggregator, p []byte) { a.relay.progressFromClient(p) },
 	"notifications/roots/list_changed": (*Aggregator).rootsChanged,
-	"notifications/tasks/status":       (*Aggregator).clientTaskStatus,
+	"notifications/tasks/status":       func(a *Aggregator, p []byte) { a.relay.clientTaskStatus(p) },
 }
 
 // childRequests are the requests a child may send, each relayed to the

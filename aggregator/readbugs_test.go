@@ -146,13 +146,13 @@ func TestTasksOfADeadChildAreForgotten(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)
 	readUntil(t, h, `"notifications/tasks/status"`)
 	deadline := time.Now().Add(waitLimit)
-	for _, ok := h.a.tasks.byID.get(ta); ok; _, ok = h.a.tasks.byID.get(ta) {
+	for _, ok := h.a.relay.tasks.byID.get(ta); ok; _, ok = h.a.relay.tasks.byID.get(ta) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the dead child's task %s is still known after %v", ta, waitLimit)
 		}
 		time.Sleep(time.Millisecond) // polled: the timer says nothing when it fires
 	}
-	if _, ok := h.a.tasks.byID.get(tb); !ok {
+	if _, ok := h.a.relay.tasks.byID.get(tb); !ok {
 		t.Errorf("the live child's task %s was forgotten too", tb)
 	}
 	if n := h.a.children()[0].tasks.len(); n != 0 {

@@ -26,7 +26,7 @@ import (
 func (a *Aggregator) Reload(servers []config.Server) {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
-	if a.isStopping() {
+	if a.life.isStopping() {
 		return
 	}
 	old := a.children()
@@ -56,7 +56,7 @@ func (a *Aggregator) Reload(servers []config.Server) {
 	for _, c := range started {
 		select {
 		case <-c.ready: // start bounds it by the start-up timeout
-		case <-a.ctx.Done():
+		case <-a.life.ctx.Done():
 			return
 		}
 		if st := c.status(); st.failure != nil {
@@ -156,7 +156,7 @@ func (a *Aggregator) startAdded(added []*child, retired []retiring) []*child {
 		return nil
 	}
 	for _, c := range added {
-		a.goServe(func() { c.startSession(*plan) })
+		a.life.goServe(func() { c.startSession(*plan) })
 	}
 	return added
 }

@@ -39,9 +39,9 @@ func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
 		go func() { defer wg.Done(); c.relayToClient(m) }()
 		go func() { defer wg.Done(); c.drop(errors.New("gone")) }()
 		wg.Wait()
-		a.handlers.Wait() // the process reaped
+		a.life.handlers.Wait() // the process reaped
 		proc.Stop()
-		if n := len(a.progress.takeAll()); n > 0 {
+		if n := len(a.relay.progress.takeAll()); n > 0 {
 			t.Fatalf("run %d: %d progress routes left behind by a dropped child", i, n)
 		}
 	}

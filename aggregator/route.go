@@ -75,11 +75,11 @@ func (a *Aggregator) serve(c *call) {
 		return
 	}
 	if c.spec.quick && (c.spec.early || a.ready.Load() || a.listed(c)) {
-		a.run(a.ctx, c)
+		a.run(a.life.ctx, c)
 		return
 	}
-	ctx, release := c.local(a.ctx)
-	served := a.goServe(func() {
+	ctx, release := c.local(a.life.ctx)
+	served := a.life.goServe(func() {
 		defer release()
 		if c.spec.early || a.waitReady(ctx) {
 			a.run(ctx, c)
@@ -204,7 +204,7 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	if resp.Error == nil {
 		// Its task ties, if any, are its own tasks' (under the ids the
 		// client knows), or taken out.
-		if tied := c.a.relatedToClient(c.child, resp.Result); !sameSlice(tied, resp.Result) {
+		if tied := c.a.relay.relatedToClient(c.child, resp.Result); !sameSlice(tied, resp.Result) {
 			own := *resp
 			own.Result = tied
 			resp = &own

@@ -59,18 +59,18 @@ func (a *Aggregator) beginClient(clientName string) {
 	a.waits.mu.Unlock()
 	a.log.Debugf("client %q: initialize waits up to %v for servers still starting, the first lists up to %v",
 		clientName, a.opts.InitializeWait, a.opts.listWait(clientName))
-	a.goServe(a.awaitAllReady)
+	a.life.goServe(a.awaitAllReady)
 }
 
 // closeAfter returns a channel closed after d, or at shutdown.
 func (a *Aggregator) closeAfter(d time.Duration) chan struct{} {
 	ch := make(chan struct{})
-	started := a.goServe(func() {
+	started := a.life.goServe(func() {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
 		case <-t.C:
-		case <-a.ctx.Done():
+		case <-a.life.ctx.Done():
 		}
 		close(ch)
 	})
@@ -122,7 +122,7 @@ func (a *Aggregator) awaitAllReady() {
 	for _, c := range a.children() {
 		select {
 		case <-c.ready:
-		case <-a.ctx.Done():
+		case <-a.life.ctx.Done():
 			return
 		}
 	}

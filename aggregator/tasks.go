@@ -197,7 +197,7 @@ func taskCreated(c *call, resp *jsonrpc.Message) []byte {
 		return nil // the child ran it as a plain request
 	}
 	childID, _ := jsonrpc.Member(obj, "taskId")
-	t, ok := c.a.registerTask(c.child, childID, obj)
+	t, ok := c.a.relay.registerTask(c.child, childID, obj)
 	if !ok {
 		return nil
 	}
@@ -235,9 +235,9 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs params.taskId (a string)")
 	}
-	t, ok := a.tasks.byID.get(id)
+	t, ok := a.relay.tasks.byID.get(id)
 	if !ok {
-		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, a.unknownTask(id))
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, a.relay.unknownTask(id))
 	}
 	params, err := jsonrpc.ReplaceMember(c.params, "taskId", t.childID)
 	if err != nil {
@@ -274,7 +274,7 @@ func taskResult(c *call, resp *jsonrpc.Message) []byte {
 // it no longer knows the task (or never did).
 func (c *call) forgetIfUnknown(errObj []byte) {
 	if code, _ := jsonrpc.Member(errObj, "code"); string(code) == "-32602" {
-		c.a.forgetTask(c.task)
+		c.a.relay.forgetTask(c.task)
 	}
 }
 

@@ -80,7 +80,7 @@ func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, 
 		key, _ := jsonrpc.String(childID)
 		t, known := ch.tasks.get(key)
 		if !known && (!isTerminal(statusOf(it)) || ch.tasks.len() < maxTasksPerServer) {
-			t, known = a.registerTask(ch, childID, it)
+			t, known = a.relay.registerTask(ch, childID, it)
 		}
 		if known {
 			t.markTerminal(statusOf(it))

@@ -88,7 +88,7 @@ func tableLen(a *Aggregator) (int, int) {
 		defer t.mu.Unlock()
 		return len(t.m)
 	}
-	return count(&a.tasks.byID), count(&a.children()[0].tasks)
+	return count(&a.relay.tasks.byID), count(&a.children()[0].tasks)
 }
 
 // BenchmarkTaskTableAfter100kTasks measures what 100,000 tasks leave in
@@ -170,7 +170,7 @@ func BenchmarkTaskTableAfter100kTasks(b *testing.B) {
 		// Once the last ttl has passed, a sweep leaves nothing.
 		for deadline := time.Now().Add(2 * time.Millisecond); time.Now().Before(deadline); {
 		}
-		h.a.sweepTasks(time.Now())
+		h.a.relay.sweepTasks(time.Now())
 		if agg, child := tableLen(h.a); agg != 0 || child != 0 {
 			b.Errorf("after a sweep past every ttl: %d tasks in the aggregator's table, %d in the child's; want 0", agg, child)
 		}
@@ -193,7 +193,7 @@ func TestTaskTableBoundedBySweep(t *testing.T) {
 	c := a.children()[0]
 	maxTasks := 0
 	for n := range memRounds {
-		if _, ok := a.registerTask(c, jsonrpc.AppendString(nil, fmt.Sprintf("task-%d", n)), []byte(`{"ttl":0}`)); !ok {
+		if _, ok := a.relay.registerTask(c, jsonrpc.AppendString(nil, fmt.Sprintf("task-%d", n)), []byte(`{"ttl":0}`)); !ok {
 			t.Fatalf("task-%d not registered", n)
 		}
 		agg, child := tableLen(a)
@@ -206,7 +206,7 @@ func TestTaskTableBoundedBySweep(t *testing.T) {
 	if maxTasks < sweepEvery-1 || maxTasks >= 2*sweepEvery {
 		t.Errorf("the table held %d tasks at most; want about %d (the sweep runs every %d registrations)", maxTasks, sweepEvery, sweepEvery)
 	}
-	if got := a.tasks.seq.Load(); got != memRounds {
+	if got := a.relay.tasks.seq.Load(); got != memRounds {
 		t.Errorf("%d ids handed out, want %d", got, memRounds)
 	}
 }

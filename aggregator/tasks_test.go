@@ -197,7 +197,7 @@ func TestTasksOfTwoChildren(t *testing.T) {
 	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":33,"error":{"code":-32602,"message":"Invalid params: unknown task \"%s\" (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"}}`, ta); got != want {
 		t.Errorf("tasks/get after the child forgot it:\n got %s\nwant %s", got, want)
 	}
-	if ids := slices.Collect(maps.Keys(h.a.tasks.byID.m)); len(ids) != 1 || ids[0] != tb {
+	if ids := slices.Collect(maps.Keys(h.a.relay.tasks.byID.m)); len(ids) != 1 || ids[0] != tb {
 		t.Errorf("tasks in the table: %q, want only b's %q", ids, tb)
 	}
 }
@@ -288,11 +288,11 @@ func TestTaskTTLSweep(t *testing.T) {
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
 	c := a.children()[0]
 	for i := range 3 {
-		a.registerTask(c, jsonrpc.AppendString(nil, fmt.Sprintf("t%d", i)), []byte(`{"ttl":1000}`))
+		a.relay.registerTask(c, jsonrpc.AppendString(nil, fmt.Sprintf("t%d", i)), []byte(`{"ttl":1000}`))
 	}
-	a.registerTask(c, []byte(`"forever"`), []byte(`{"ttl":null}`))
-	a.sweepTasks(time.Now().Add(2 * time.Second))
-	if left := a.tasks.byID.all(); len(left) != 1 || string(left[0].childID) != `"forever"` {
+	a.relay.registerTask(c, []byte(`"forever"`), []byte(`{"ttl":null}`))
+	a.relay.sweepTasks(time.Now().Add(2 * time.Second))
+	if left := a.relay.tasks.byID.all(); len(left) != 1 || string(left[0].childID) != `"forever"` {
 		t.Errorf("after the sweep: %d tasks", len(left))
 	}
 	if left := c.tasks.all(); len(left) != 1 {
@@ -330,32 +330,32 @@ func TestTaskTableOfAServerIsBounded(t *testing.T) {
 	maxTasksPerServer = 16
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}, {Key: "other", Command: "fake"}}})
 	k, other := a.children()[0], a.children()[1]
-	keep, _ := a.registerTask(other, []byte(`"o"`), []byte(`{}`))
+	keep, _ := a.relay.registerTask(other, []byte(`"o"`), []byte(`{}`))
 	var ts []*task
 	for i := range maxTasksPerServer {
-		tk, _ := a.registerTask(k, jsonrpc.AppendString(nil, fmt.Sprintf("t%d", i)), []byte(`{}`))
+		tk, _ := a.relay.registerTask(k, jsonrpc.AppendString(nil, fmt.Sprintf("t%d", i)), []byte(`{}`))
 		ts = append(ts, tk)
 	}
 	ts[5].markTerminal([]byte(`"completed"`))
 	ts[9].markTerminal([]byte(`"failed"`))
-	a.registerTask(k, []byte(`"one more"`), []byte(`{}`)) // 17: an eighth (2) must go
+	a.relay.registerTask(k, []byte(`"one more"`), []byte(`{}`)) // 17: an eighth (2) must go
 	for i, tk := range ts {
-		_, known := a.tasks.byID.get(tk.id)
+		_, known := a.relay.tasks.byID.get(tk.id)
 		if gone := i == 5 || i == 9; known == gone {
 			t.Errorf("task t%d (terminal %v) known: %v", i, tk.isTerminal(), known)
 		}
 	}
-	if _, ok := a.tasks.byID.get(keep.id); !ok || k.tasks.len() != maxTasksPerServer-1 {
+	if _, ok := a.relay.tasks.byID.get(keep.id); !ok || k.tasks.len() != maxTasksPerServer-1 {
 		t.Errorf("other's task known %v; k holds %d tasks, want %d", ok, k.tasks.len(), maxTasksPerServer-1)
 	}
 	want := fmt.Sprintf(`Invalid params: unknown task %q: server "k" had more than 16 tasks, and mcp-simple-aggregator forgot its oldest to make room`, ts[5].id)
-	if got := a.unknownTask(ts[5].id); got != want {
+	if got := a.relay.unknownTask(ts[5].id); got != want {
 		t.Errorf("the error for a task forgotten to make room:\n got %s\nwant %s", got, want)
 	}
 	// With no finished task, the oldest running ones go.
-	a.registerTask(k, []byte(`"and another"`), []byte(`{}`))
-	a.registerTask(k, []byte(`"and a third"`), []byte(`{}`))
-	if _, known := a.tasks.byID.get(ts[0].id); known || k.tasks.len() != maxTasksPerServer-1 {
+	a.relay.registerTask(k, []byte(`"and another"`), []byte(`{}`))
+	a.relay.registerTask(k, []byte(`"and a third"`), []byte(`{}`))
+	if _, known := a.relay.tasks.byID.get(ts[0].id); known || k.tasks.len() != maxTasksPerServer-1 {
 		t.Errorf("the oldest running task known: %v; k holds %d tasks", known, k.tasks.len())
 	}
 }
