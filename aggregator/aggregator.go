@@ -25,7 +25,7 @@
 // notifications by the child method table; until the client is
 // initialized they wait at the gate (gate.go).
 //
-// A child holds a childHost (child.go), not the Aggregator: the few parts
+// A child holds a childHost (child_host.go), not the Aggregator: the few parts
 // of the session it needs (its settings, the log, the session's lifetime,
 // the client's session, the relayTables of progress tokens and tasks, a
 // modern client's streams) and the events it tells the session of.

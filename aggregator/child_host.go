@@ -6,12 +6,15 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 )
 
-// childHost is what a child needs of the session it serves, and all of it
-// a child can reach: the settings of its process and messages, the log,
-// the session's life, the client's side, the tables that tie ids across
-// the client and the servers, a modern client's streams, and the events
-// it tells the session of. The registry, the other children, naming and
-// reloads are out of its reach. Every child of a session shares one.
+// childHost is what a child needs of the session it serves, and all that
+// a child's own code (its methods, and the exchanges its reader drives)
+// uses of it: the settings of its process and messages, the log, the
+// session's life, the client's side, the tables that tie ids across the
+// client and the servers, a modern client's streams, and the events it
+// tells the session of. The registry, the other children, naming and
+// reloads are not in it; the client's calls a child carries belong to the
+// client's side and keep their Aggregator. Every child of a session
+// shares one.
 type childHost struct {
 	settings childSettings
 	log      *Logger

@@ -90,8 +90,8 @@ func (c *child) open(ctx context.Context, plan startPlan) (string, error) {
 		c.host.log.Debugf("server %q: legacy server (server/discover: %v); initializing it", c.key, err)
 	}
 	err := c.initialize(ctx, plan.init)
-	var modern *modernOnlyError
-	if errors.As(err, &modern) {
+	var refusal *modernOnlyError
+	if errors.As(err, &refusal) {
 		c.host.log.Debugf("server %q: %v; serving it in the %s era", c.key, err, eras.ModernVersion)
 		if _, err := c.discover(ctx); err != nil {
 			return "server/discover", err

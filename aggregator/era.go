@@ -16,6 +16,13 @@ import (
 // (child_start.go). What differs between the eras is asked of adapter.go.
 type era int
 
+// ModernVersion is the stateless protocol version the aggregator speaks;
+// LatestVersion the newest of the versions reached through initialize.
+// Both are package eras' (kept here for importers of this package).
+const ModernVersion = eras.ModernVersion
+
+var LatestVersion = eras.LatestLegacy
+
 const (
 	eraUnknown era = iota
 	eraLegacy

@@ -48,10 +48,12 @@ const DefaultInputTimeout = 5 * time.Minute
 // exchange is a call of a modern client to a legacy child that may take
 // input, from when it is sent to when the child answers it for good.
 type exchange struct {
-	a      *Aggregator
-	c      *child
-	origin *call  // the call the child got; its answer comes to origin
-	method string // the method a retry must have
+	parked  *idTable[*exchange] // where it waits for the client's retry (the Aggregator's)
+	timeout time.Duration       // how long it waits there (Options.InputTimeout)
+	log     *Logger
+	c       *child
+	origin  *call  // the call the child got; its answer comes to origin
+	method  string // the method a retry must have
 
 	mu     sync.Mutex // protects the fields below
 	waiter *call      // the client's call waiting now; nil while parked
@@ -102,7 +104,7 @@ func (s *exchangeSet) sole() (*exchange, int) {
 // beginExchange makes the call, about to be sent to a legacy child, an
 // exchange, so that the child's requests during it reach the client.
 func (a *Aggregator) beginExchange(c *call) {
-	x := &exchange{a: a, c: c.child, origin: c, method: c.method, waiter: c}
+	x := &exchange{parked: &a.parked, timeout: a.opts.InputTimeout, log: a.log, c: c.child, origin: c, method: c.method, waiter: c}
 	c.exchange = x
 	c.child.exchanges.add(x)
 }
@@ -174,9 +176,9 @@ func (x *exchange) present() *presented {
 	}
 	x.waiter = nil
 	x.token = newInputToken()
-	x.a.parked.add(x.token, x)
+	x.parked.add(x.token, x)
 	token := x.token
-	x.timer = time.AfterFunc(x.a.opts.InputTimeout, func() { x.expire(token) })
+	x.timer = time.AfterFunc(x.timeout, func() { x.expire(token) })
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	for i, q := range x.asks {
 		if i > 0 {
@@ -296,7 +298,7 @@ func (x *exchange) cancel(c *call, via *jsonrpc.Lane, id []byte, cause error) {
 
 // expire cancels a parked exchange the client never resumed.
 func (x *exchange) expire(token string) {
-	if _, ok := x.a.parked.take(token); !ok {
+	if _, ok := x.parked.take(token); !ok {
 		return // resumed meanwhile
 	}
 	x.mu.Lock()
@@ -306,12 +308,12 @@ func (x *exchange) expire(token string) {
 	x.mu.Unlock()
 	x.c.exchanges.remove(x)
 	for _, q := range asks {
-		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client did not retry the call within "+x.a.opts.InputTimeout.String()))
+		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client did not retry the call within "+x.timeout.String()))
 	}
 	if via, id := x.origin.sendState.id(); id != nil {
-		via.Cancel(id, fmt.Errorf("the client did not retry the call within %v", x.a.opts.InputTimeout))
+		via.Cancel(id, fmt.Errorf("the client did not retry the call within %v", x.timeout))
 	}
-	x.a.log.Debugf("server %q: a call waiting for the client's input was cancelled after %v", x.c.key, x.a.opts.InputTimeout)
+	x.log.Debugf("server %q: a call waiting for the client's input was cancelled after %v", x.c.key, x.timeout)
 }
 
 // isInputToken reports whether a requestState is one of the aggregator's.
