@@ -223,6 +223,14 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to a call that has ended (its server is gone)")
 	}
 	x.token = ""
+	c.child, c.exchange = x.c, x
+	final := x.final
+	if final == nil {
+		// Before the child hears its answers: the progress it sends
+		// right after them reaches c.
+		x.waiter = c
+		x.followProgress(c)
+	}
 	responses, _ := jsonrpc.Member(c.params, "inputResponses")
 	x.asks = slices.DeleteFunc(x.asks, func(q inputAsk) bool { // the answered ones go to the child
 		v, ok := jsonrpc.Member(responses, q.key)
@@ -231,16 +239,13 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 		}
 		return ok
 	})
-	c.child, c.exchange = x.c, x
-	if final := x.final; final != nil {
+	if final != nil {
 		x.ended = true
 		x.mu.Unlock()
 		x.c.exchanges.remove(x)
 		c.deliver(final, nil)
 		return nil
 	}
-	x.waiter = c
-	x.followProgress(c)
 	w := x.present()
 	x.mu.Unlock()
 	if w != nil {
