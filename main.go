@@ -361,6 +361,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Servers:        cfg.Servers,
 		Log:            log,
 		Start:          serverStarter(chain, log, watchdog),
+		Memory:         newFileMemory(log),
 	})
 	if f.check {
 		if !agg.Check(ctx, stdout) {

@@ -106,10 +106,10 @@ type Options struct {
 	StrictNames bool
 	// StartupTimeout bounds a child's initialize and first lists.
 	StartupTimeout time.Duration
-	// InitializeWait bounds how long the client's initialize (or
-	// server/discover) waits for children still starting; 0 means
-	// DefaultInitializeWait. See listWait for the first lists.
-	InitializeWait time.Duration
+	// FastListWait bounds how long the first lists of a client known to
+	// fetch them again on list_changed wait for children still starting;
+	// 0 means DefaultFastListWait. See listWait for the other clients.
+	FastListWait time.Duration
 	// ServerNameLen is the length of the name the client gives the
 	// aggregator in its config, which names are made to fit with; 0
 	// means DefaultServerNameLen.
@@ -118,6 +118,10 @@ type Options struct {
 	Log           *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
+	// Memory keeps what each server declared when it last started, for
+	// the initialize answers of later sessions (memory.go); nil: nothing
+	// is remembered.
+	Memory Memory
 	// MaxMessageSize bounds one message, in bytes: a longer line of the
 	// client gets an error and is discarded; a child that sends one is
 	// dropped as broken. 0 means no bound.
@@ -143,6 +147,10 @@ type Options struct {
 	// pacing is the clock and the wait of a server's reader (pace.go);
 	// the zero value is the real ones. Tests set it.
 	pacing pacing
+	// listDeadline, when set (by tests), is closed when a client's first
+	// lists may wait no longer, instead of after listWait: the tests'
+	// clock.
+	listDeadline func(a *Aggregator, clientName string) <-chan struct{}
 }
 
 // DefaultClientRequestTimeout is the default of
@@ -160,24 +168,25 @@ type Aggregator struct {
 	log      *Logger
 	servers  atomic.Pointer[[]*child]  // in config order: see children
 	reloadMu sync.Mutex                // a reload at a time (reload.go); Serve's start under it too
-	serving  bool                      // Serve has spawned the children; under reloadMu
-	plan     atomic.Pointer[startPlan] // how the children's sessions were opened, once they were
+	serving  bool                      // Serve has given the children their lanes to the client; under reloadMu
+	plan     atomic.Pointer[startPlan] // how children's sessions are opened, once the client's began
 	client   clientSession
 	relay    *relayTables       // progress tokens and tasks, across the client and the servers
 	listens  listenSet          // a modern client's subscriptions/listen streams
 	parked   idTable[*exchange] // calls answered input_required, by their requestState
 
-	reg        atomic.Pointer[registry]
-	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
-	pinned     pinnedNames     // names a reload keeps (registry.go)
-	naming     naming.Scheme   // how names are formed for this client
-	clientName string          // the client's clientInfo.name
-	warned     map[string]bool // name collisions already reported
-	ready      atomic.Bool     // every child has started or failed
-	readyOnce  sync.Once       // reports the names once every child is ready
-	waits      startWaits      // how long the client waits for children still starting (startup.go)
-	listedSoon atomic.Bool     // a list was answered before every child was ready
-	host       *childHost      // what the children get of the session
+	reg         atomic.Pointer[registry]
+	regMu       sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
+	pinned      pinnedNames     // names a reload keeps (registry.go)
+	naming      naming.Scheme   // how names are formed for this client
+	clientName  string          // the client's clientInfo.name
+	warned      map[string]bool // name collisions already reported
+	ready       atomic.Bool     // every child has started or failed
+	allDemanded atomic.Bool     // a request needed every child: each was started (startup.go)
+	readyOnce   sync.Once       // reports the names once every child is ready
+	waits       startWaits      // how long the client waits for children still starting (startup.go)
+	listedSoon  atomic.Bool     // a list was answered before every child was ready
+	host        *childHost      // what the children get of the session
 
 	life *lifetime // the session's context, its goroutines, its shutdown
 }
@@ -191,8 +200,8 @@ func New(opts Options) *Aggregator {
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = 30 * time.Second
 	}
-	if opts.InitializeWait <= 0 {
-		opts.InitializeWait = DefaultInitializeWait
+	if opts.FastListWait <= 0 {
+		opts.FastListWait = DefaultFastListWait
 	}
 	if opts.MaxQueue <= 0 {
 		opts.MaxQueue = DefaultMaxQueue
@@ -224,6 +233,7 @@ func New(opts Options) *Aggregator {
 			maxQueue:             opts.MaxQueue,
 			clientRequestTimeout: opts.ClientRequestTimeout,
 			pacing:               opts.pacing,
+			memory:               opts.Memory,
 		},
 		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
 	}
@@ -236,8 +246,9 @@ func New(opts Options) *Aggregator {
 	return a
 }
 
-// Serve starts every child and serves the client on in and out until in
-// ends, a write to out fails (the client went away) or ctx is done.
+// Serve serves the client on in and out until in ends, a write to out
+// fails (the client went away) or ctx is done. Children start when the
+// client's requests need them (startup.go).
 //
 // At the end of in (the polite shutdown of the spec), the requests already
 // read get up to answerGrace to be answered and every child is stopped
@@ -275,7 +286,6 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 	for _, c := range a.children() {
 		c.up = up.NewLane()
 	}
-	a.startChildren()
 	a.serving = true
 	a.reloadMu.Unlock()
 	readErr := make(chan error, 1)
@@ -348,13 +358,6 @@ func watchHooks(conn string) func(string) func() {
 // child that ignores both its stdin closing and SIGTERM: see
 // stdio.DefaultStopGrace).
 const answerGrace = 500 * time.Millisecond
-
-// startChildren spawns every child in parallel.
-func (a *Aggregator) startChildren() {
-	for _, c := range a.children() {
-		go c.spawn()
-	}
-}
 
 // shutdown ends the requests being served here, stops every child at once
 // and waits for them; then every client request still owed an answer gets

@@ -21,10 +21,10 @@ import (
 // then what went wrong. It stops the children and reports whether all of
 // them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
-	a.startChildren()
 	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy})
-	a.startChildSessions(startPlan{init: a.childInitParams(eras.LatestLegacy)})
-	a.waitReady(ctx)
+	plan := startPlan{init: a.childInitParams(eras.LatestLegacy)}
+	a.plan.Store(&plan)
+	a.awaitChildren(ctx, a.children())
 
 	ok := true
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -37,11 +37,13 @@ type child struct {
 	key    string
 	server config.Server
 
-	spawned chan struct{} // closed once spawn has finished, either way
-	inited  chan struct{} // closed once initialize was answered or failed
-	ready   chan struct{} // closed once running with lists fetched, or failed
-	once    struct{ inited, ready, start sync.Once }
-	quiet   atomic.Bool // started by a reload, which announces its lists itself
+	spawned  chan struct{} // closed once spawn has finished, either way, or it never will (settle)
+	inited   chan struct{} // closed once initialize was answered or failed
+	ready    chan struct{} // closed once running with lists fetched, or failed
+	once     struct{ spawn, inited, ready, start sync.Once }
+	launched atomic.Bool     // a request needed it: its launch has begun (startup.go)
+	after    <-chan struct{} // closed once the process it replaces has stopped (a reload); nil: none
+	quiet    atomic.Bool     // started by a reload, which announces its lists itself
 
 	proc   Process       // set before spawned closes; nil if spawn failed
 	conn   *jsonrpc.Conn // likewise
@@ -93,9 +95,34 @@ func newChild(host *childHost, s config.Server) *child {
 	}
 }
 
-// spawn starts the process and its connection.
+// spawnOnce starts the process and its connection (spawn), once, unless
+// settle said it never will.
+func (c *child) spawnOnce() { c.once.spawn.Do(c.spawn) }
+
+// settle makes a child that was never spawned stay so (at shutdown, or
+// when a reload retires it): it reports whether it was never spawned.
+func (c *child) settle() (never bool) {
+	c.once.spawn.Do(func() {
+		never = true
+		close(c.gone)
+		close(c.spawned)
+	})
+	return never
+}
+
+// spawn starts the process and its connection, once the process it
+// replaces has stopped (what that held, a lock file or a port, is free).
 func (c *child) spawn() {
 	defer close(c.spawned)
+	if c.after != nil {
+		select {
+		case <-c.after:
+		case <-c.host.life.ctx.Done():
+			close(c.gone)
+			c.drop(errShuttingDown)
+			return
+		}
+	}
 	c.mu.Lock()
 	c.startedAt = time.Now()
 	c.mu.Unlock()
@@ -270,6 +297,10 @@ func (c *child) markReady()  { c.once.ready.Do(func() { close(c.ready) }) }
 // is hurried, and waits until it is gone, its reader has delivered its
 // last answers and its connection writes no more.
 func (c *child) stop() {
+	if c.settle() {
+		c.drop(errShuttingDown) // marks it stopped
+		return
+	}
 	<-c.spawned
 	if c.proc == nil {
 		return

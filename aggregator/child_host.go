@@ -34,6 +34,7 @@ type childSettings struct {
 	maxQueue             int
 	clientRequestTimeout time.Duration // its requests to the client
 	pacing               pacing
+	memory               Memory // what it declared when it last started; may be nil
 }
 
 // sessionEvents are what a child tells the session of itself (the

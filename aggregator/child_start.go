@@ -35,10 +35,14 @@ var errRerun = errors.New("the server exited on server/discover and was started 
 // ignores requests before initialize).
 const DefaultProbeTimeout = 3 * time.Second
 
-// startSession starts the child's session (start), once: both the
-// client's first request and a reload may ask.
-func (c *child) startSession(plan startPlan) {
-	c.once.start.Do(func() { c.start(plan) })
+// launch spawns the child and opens its session (start), once: the first
+// request that needs it, a reload or --check may ask.
+func (c *child) launch(plan startPlan) {
+	c.launched.Store(true)
+	c.once.start.Do(func() {
+		c.spawnOnce()
+		c.start(plan)
+	})
 }
 
 // start opens the child's session in its era (open) and fetches its
@@ -161,6 +165,7 @@ func (c *child) initialize(ctx context.Context, params []byte) error {
 	c.mu.Lock()
 	c.version, c.caps, c.instructions = version, caps, instructions
 	c.mu.Unlock()
+	c.remember(resp.Result)
 	c.host.client.era().serverVersion(c, version)
 	return c.conn.Notify("notifications/initialized", nil)
 }
@@ -195,6 +200,7 @@ func (c *child) discover(ctx context.Context) (legacy bool, err error) {
 	c.version, c.caps, c.instructions = eras.ModernVersion, capabilities.ParseServer(resp.Result), instructions
 	c.hints.discover = eras.ReadHint(resp.Result, time.Now())
 	c.mu.Unlock()
+	c.remember(resp.Result)
 	c.modern.Store(true)
 	return false, nil
 }

@@ -33,24 +33,27 @@ func (o Options) namingFor(clientName string) naming.Scheme {
 }
 
 // listWait is how long the first lists wait for servers still starting,
-// from the client's first request: for a client that takes its first
-// tools/list as final, until they are up (the start-up timeout), but
-// within the client's own timeout; for the others, as long as initialize
-// waits (their list is completed by list_changed).
+// from the first request that needs them: for a client known to fetch a
+// list again on list_changed, FastListWait (the rest follows with
+// list_changed); for any other, as long as its own budget allows
+// (naming.Startup: a client not in the table gives up after 5 s), and
+// answered inside it (listWaitShare), but no longer than the start-up
+// timeout.
 func (o Options) listWait(clientName string) time.Duration {
-	k, _ := naming.LookupClient(clientName)
-	if !k.IgnoresListChanged {
-		return o.InitializeWait
+	refetches, budget := naming.Startup(clientName)
+	switch {
+	case refetches:
+		return o.FastListWait
+	case budget == 0:
+		return o.StartupTimeout
 	}
-	if k.StartupTimeout > 0 {
-		return min(o.StartupTimeout, k.StartupTimeout-listWaitMargin)
-	}
-	return o.StartupTimeout
+	return min(o.StartupTimeout, budget-budget/listWaitShare)
 }
 
-// listWaitMargin keeps the first tools/list of a client that ignores
-// list_changed that far inside the client's own start-up timeout.
-const listWaitMargin = 5 * time.Second
+// listWaitShare: the first list of a client that lists once is answered
+// when a listWaitShare-th of its budget is left (4 s of 5 s, 24 s of 30 s),
+// room for the client's own clock starting before the request reached us.
+const listWaitShare = 5
 
 // reportNames writes, once the children are ready, one warning when tool
 // names were changed for the client or will be changed by it, and with

@@ -33,23 +33,20 @@ func (a *Aggregator) acceptModern(c *call, s clientInit) []byte {
 
 // beginModern begins a session of the modern era with the first modern
 // request: its capabilities and clientInfo stand for the client's in what
-// the aggregator asks children on its own, names are formed for the
-// client it names, and every child starts, probed with server/discover.
+// the aggregator asks children on its own, and names are formed for the
+// client it names. Children start, probed with server/discover, when a
+// request needs them.
 func (a *Aggregator) beginModern(r modernRequest) {
 	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: capabilities.ParseClient(r.caps), info: r.info})
 	name, _ := jsonrpc.StringMember(r.info, "name")
-	a.beginClient(name)
-	a.log.Debugf("client speaks protocol %s (%s); probing each server with server/discover", eras.ModernVersion, clipLine(r.info))
+	a.beginClient(name, startPlan{probe: true, init: a.childInitParams(eras.LatestLegacy)})
+	a.log.Debugf("client speaks protocol %s (%s); each server is probed with server/discover when it starts", eras.ModernVersion, clipLine(r.info))
 	a.openGate() // a modern session has no notifications/initialized
-	a.startChildSessions(startPlan{probe: true, init: a.childInitParams(eras.LatestLegacy)})
 }
 
-// serveDiscover answers server/discover once every child has opened its
-// session or failed, as initialize is answered.
-func (a *Aggregator) serveDiscover(ctx context.Context, c *call) []byte {
-	if !a.waitInited(ctx) {
-		return nil
-	}
+// serveDiscover answers server/discover at once, starting no server, as
+// initialize is answered: a probe that closes its input costs no process.
+func (a *Aggregator) serveDiscover(_ context.Context, c *call) []byte {
 	caps, instructions := a.childOffers()
 	b := eras.AppendVersions([]byte(`{"resultType":"complete","supportedVersions":`))
 	b = capabilities.Merge(append(b, `,"capabilities":`...), caps)

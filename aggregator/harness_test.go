@@ -36,6 +36,15 @@ func serve(t testing.TB, sep string, start func(config.Server) (Process, error),
 
 // serveOptions is serve with more options; Name, Version, Servers and Log
 // are the harness's.
+// startServers has every server started, as a client's first list does
+// (servers start when a request needs them), and waits until each is up
+// or failed: before notifications/initialized, what they send waits at the
+// gate.
+func (h *harness) startServers() {
+	h.t.Helper()
+	h.exchange(`{"jsonrpc":"2.0","id":"start","method":"tools/list"}`)
+}
+
 func serveOptions(t testing.TB, opts Options, keys ...string) *harness {
 	t.Helper()
 	for _, k := range keys {

@@ -30,7 +30,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
 	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
-	a.beginClient(clientName)
+	a.beginClient(clientName, startPlan{init: a.childInitParams(version)})
 	return nil
 }
 
@@ -48,18 +48,13 @@ func (a *Aggregator) setNaming(clientName string, n naming.Scheme) {
 	}
 }
 
-// finishInitialize initializes every child with the agreed version and the
-// client's relayable capabilities, and answers the client once every child
-// has answered its initialize (or failed, or timed out), or initialize may
-// wait no longer (Options.InitializeWait): the children still starting go
-// on, and are announced when they are up (childUp).
-func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
-	s := a.client.state()
-	a.startChildSessions(startPlan{init: a.childInitParams(s.version)})
-	if !a.waitInited(ctx) {
-		return nil
-	}
-	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(s.version))
+// finishInitialize answers initialize at once, starting no server, with
+// what the servers declared (childOffers: those not started, when they
+// last started). Servers start when a request needs
+// them (startup.go), initialized with the agreed version and the client's
+// relayable capabilities.
+func (a *Aggregator) finishInitialize(_ context.Context, c *call) []byte {
+	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.state().version))
 }
 
 // childInitParams are the params of initialize for a legacy child: the
@@ -80,14 +75,6 @@ func childInitParams(version string, caps, clientInfo []byte) []byte {
 	b = append(append(b, `,"capabilities":`...), caps...)
 	b = append(append(b, `,"clientInfo":`...), clientInfo...)
 	return append(b, '}')
-}
-
-// startChildSessions opens every child's session in parallel.
-func (a *Aggregator) startChildSessions(plan startPlan) {
-	a.plan.Store(&plan) // before the children are read: a reload's new child is started by one of the two
-	for _, c := range a.children() {
-		a.life.goServe(func() { c.startSession(plan) })
-	}
 }
 
 // serverInfo is the aggregator's serverInfo, as the client gets it.
@@ -116,24 +103,35 @@ func (a *Aggregator) initializeResult(version string) []byte {
 	return append(b, '}')
 }
 
-// childOffers are the capabilities of the children whose session is open
-// and, for those still starting, pendingOffers; and their instructions
-// joined under their keys.
+// childOffers are the capabilities of the children whose session is open;
+// for the others, what they declared when they last started (Memory), or
+// else capabilities.Pending; and their instructions joined under their
+// keys.
 func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 	var caps []capabilities.Server
-	if pending, ok := a.pendingOffers(); ok {
-		caps = append(caps, pending)
-	}
 	var instructions []string
+	pending := false
 	for _, c := range a.children() {
 		s := c.status()
-		if s.version == "" || s.state == stateFailed {
+		if s.state == stateFailed {
 			continue
+		}
+		if s.version == "" {
+			recalled, ok := c.recalled()
+			if !ok {
+				pending = true
+				continue
+			}
+			s.caps = capabilities.ParseServer(recalled)
+			s.instructions, _ = jsonrpc.StringMember(recalled, "instructions")
 		}
 		caps = append(caps, s.caps)
 		if s.instructions != "" {
 			instructions = append(instructions, "## "+c.key+"\n\n"+s.instructions)
 		}
+	}
+	if pending {
+		caps = append([]capabilities.Server{capabilities.Pending()}, caps...)
 	}
 	return caps, strings.Join(instructions, "\n\n")
 }

@@ -66,6 +66,7 @@ func isolationSession(t *testing.T, bad *hostile, extra string) (*harness, *json
 		return goodServer(), nil
 	}, "bad", "good")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
+	h.startServers() // good is up before bad misbehaves
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"bad:work"` + extra + `}}`)
 	select {

@@ -12,12 +12,15 @@ const codeResourceNotFound = -32002
 // method says how the aggregator serves one client request. Exactly one of
 // serve and route is set.
 type method struct {
-	// early: may come before initialize, and is served without waiting for
-	// the children to be ready.
+	// early: may come before initialize.
 	early bool
-	// quick: never blocks once the children are ready (or, for a call
-	// routed by name, once its child is), so it is served on the client's
-	// reader goroutine, with no goroutine or hand-off.
+	// await starts the servers the request needs and waits for them
+	// (startup.go), before it is served; false when the client cancelled
+	// or the aggregator is shutting down. nil: it needs none.
+	await func(*Aggregator, context.Context, *call) bool
+	// quick: never blocks once the servers it needs are up, so it is then
+	// served on the client's reader goroutine, with no goroutine or
+	// hand-off.
 	quick bool
 	// accept runs on the reader goroutine before the request is served, so
 	// that the requests read after it see its effect (initialize).
@@ -50,29 +53,29 @@ func init() { // a var initialiser would make an initialisation cycle
 		"ping":       {early: true, quick: true, serve: answerPing},
 		// The modern era's session: none; discover answers as initialize.
 		"server/discover":      {early: true, serve: (*Aggregator).serveDiscover},
-		"subscriptions/listen": {serve: (*Aggregator).listen},
+		"subscriptions/listen": {await: (*Aggregator).awaitListen, serve: (*Aggregator).listen},
 
 		// Lists of prefixed names, answered from the registry.
-		"tools/list":   {quick: true, serve: (*Aggregator).listTools},
-		"prompts/list": {quick: true, serve: (*Aggregator).listPrompts},
+		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: (*Aggregator).listTools},
+		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: (*Aggregator).listPrompts},
 
 		// Routed by prefixed name; a task-augmented call's task gets an id
 		// of the aggregator's.
-		"tools/call":  {quick: true, route: (*Aggregator).routeTool, modifyResponse: taskCreated},
-		"prompts/get": {quick: true, route: (*Aggregator).routePrompt},
+		"tools/call":  {await: (*Aggregator).awaitNamed, quick: true, route: (*Aggregator).routeTool, modifyResponse: taskCreated},
+		"prompts/get": {await: (*Aggregator).awaitNamed, quick: true, route: (*Aggregator).routePrompt},
 		// by prompt name or resource template
-		"completion/complete": {route: (*Aggregator).routeCompletion},
+		"completion/complete": {await: (*Aggregator).awaitCompletion, route: (*Aggregator).routeCompletion},
 
 		// Routed by URI: the child that listed it, else the one whose
 		// template matches (this may refresh the lists, so not quick).
-		"resources/read":        {route: (*Aggregator).routeByURI},
-		"resources/subscribe":   {route: (*Aggregator).routeSubscribe},
-		"resources/unsubscribe": {route: (*Aggregator).routeSubscribe},
+		"resources/read":        {await: (*Aggregator).awaitURI, route: (*Aggregator).routeByURI},
+		"resources/subscribe":   {await: (*Aggregator).awaitURI, route: (*Aggregator).routeSubscribe},
+		"resources/unsubscribe": {await: (*Aggregator).awaitURI, route: (*Aggregator).routeSubscribe},
 
 		// Fanned out to every child that can serve it; answers merged.
-		"resources/list":           {serve: (*Aggregator).listResources},
-		"resources/templates/list": {serve: (*Aggregator).listResourceTemplates},
-		"logging/setLevel":         {serve: (*Aggregator).setLevel},
+		"resources/list":           {await: (*Aggregator).awaitLists, serve: (*Aggregator).listResources},
+		"resources/templates/list": {await: (*Aggregator).awaitLists, serve: (*Aggregator).listResourceTemplates},
+		"logging/setLevel":         {await: (*Aggregator).awaitLists, serve: (*Aggregator).setLevel},
 
 		// Tasks: routed by the aggregator's task id to the child running
 		// the task, which gets its own id; listed child by child.

@@ -16,6 +16,7 @@ import (
 func TestRootsChangedReachesOnlyLegacyChildren(t *testing.T) {
 	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
+	h.startServers()
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 	if got := puppets[legacyKind].heard(t); !strings.Contains(got, `"notifications/roots/list_changed"`) {
@@ -88,6 +89,7 @@ func TestAChildsRequestsToTheClientTimeOut(t *testing.T) {
 	h := serveOptions(t, Options{Separator: ":", ClientRequestTimeout: 50 * time.Millisecond,
 		Start: func(config.Server) (Process, error) { return child, nil }}, "s")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
+	h.startServers()
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	req, err := jsonrpc.Parse([]byte(h.read()))
 	if err != nil || req.Method != "sampling/createMessage" {
@@ -122,6 +124,7 @@ func TestAChildsRequestsToTheClientAreBounded(t *testing.T) {
 	}))
 	h := serve(t, ":", func(config.Server) (Process, error) { return child, nil }, "s")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}}}}`)
+	h.startServers()
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for range maxClientRequests {
 		if line := h.read(); !strings.Contains(line, `"roots/list"`) {

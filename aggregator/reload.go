@@ -47,11 +47,11 @@ func (a *Aggregator) Reload(servers []config.Server) {
 		go func() {
 			defer wg.Done()
 			defer close(r.done)
-			r.c.retire(r.why, a.serving)
+			r.c.retire(r.why)
 			a.listens.forgetChild(r.c)
 		}()
 	}
-	started := a.startAdded(added, retired)
+	started := a.startAdded(added)
 	wg.Wait()
 	for _, c := range started {
 		select {
@@ -94,11 +94,13 @@ func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, ad
 			kept[c] = true
 			continue
 		}
-		if ok {
-			retired = append(retired, retiring{c, "changed in the config: " + changeOf(c.server, s), make(chan struct{})})
-			kept[c] = true // not "removed" below
-		}
 		nc := newChild(a.host, s)
+		if ok {
+			r := retiring{c, "changed in the config: " + changeOf(c.server, s), make(chan struct{})}
+			retired = append(retired, r)
+			nc.after = r.done // its process starts once the old one has stopped
+			kept[c] = true    // not "removed" below
+		}
 		next, added = append(next, nc), append(added, nc)
 	}
 	for _, c := range old {
@@ -124,40 +126,26 @@ func changeOf(was, now config.Server) string {
 	return strings.Join(what, ", ")
 }
 
-// startAdded spawns the children a reload added and opens their sessions
-// as the client's were opened, once the client's session has begun (until
-// then, Serve and the client's first request start them as every other,
-// and announce them as every other). A changed server's new process starts
-// once its old one has stopped (retired), so that what it holds (a lock
-// file, a port) is free. It returns the children whose sessions it
+// startAdded starts the children a reload added, as the client's session
+// started the others, when the client has needed every server's lists
+// (until then, they start as every other, when a request needs them, and
+// are announced as every other). A changed server's new process starts
+// once its old one has stopped (child.after). It returns the children it
 // started: Reload announces their lists, once for all.
-func (a *Aggregator) startAdded(added []*child, retired []retiring) []*child {
+func (a *Aggregator) startAdded(added []*child) []*child {
 	if !a.serving {
 		return nil
 	}
-	plan := a.plan.Load()
 	for _, c := range added {
-		c.quiet.Store(plan != nil)
 		c.up = a.client.conn.NewLane()
-		var before <-chan struct{}
-		for _, r := range retired {
-			if r.c.key == c.key {
-				before = r.done
-			}
-		}
-		go func() {
-			if before != nil {
-				<-before
-			}
-			c.spawn()
-		}()
 	}
-	if plan == nil {
+	if !a.allDemanded.Load() {
 		return nil
 	}
 	for _, c := range added {
-		a.life.goServe(func() { c.startSession(*plan) })
+		c.quiet.Store(true)
 	}
+	a.demand(added)
 	return added
 }
 
@@ -199,8 +187,7 @@ func (a *Aggregator) announceReload(before *registry, touched listsTouched) {
 // flight end at once with an error naming it and the reload, its requests
 // to the client are cancelled and its unfinished tasks fail. Its lists
 // leave with no announcement of their own: Reload makes one for all.
-// spawned says whether it was ever spawned (Serve had begun).
-func (c *child) retire(why string, spawned bool) {
+func (c *child) retire(why string) {
 	err := c.errorf("was stopped: %s (config reloaded)", why)
 	c.mu.Lock()
 	live := c.state != stateFailed && c.state != stateStopped
@@ -209,7 +196,9 @@ func (c *child) retire(why string, spawned bool) {
 		close(c.ended)
 	}
 	c.mu.Unlock()
-	if !spawned {
+	if c.settle() { // never spawned: nothing to stop
+		c.markInited()
+		c.markReady()
 		return
 	}
 	<-c.spawned

@@ -357,7 +357,7 @@ func TestReloadStartsAChangedServerAfterTheOldStopped(t *testing.T) {
 func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
 	f := newFleet()
 	release := make(chan struct{})
-	h := serveEntries(t, Options{InitializeWait: time.Millisecond, Start: func(s config.Server) (Process, error) {
+	h := serveEntries(t, Options{FastListWait: time.Millisecond, Start: func(s config.Server) (Process, error) {
 		if s.Key == "slow" {
 			<-release // up only once the client was answered without it
 		}

@@ -297,6 +297,7 @@ func TestHeldMessagesAreBounded(t *testing.T) {
 	})
 	h := serve(t, ":", func(config.Server) (Process, error) { return child, nil }, "n")
 	h.exchange(initLine)
+	h.startServers()
 	select {
 	case line := <-refused:
 		if !strings.Contains(line, `"code":-32603`) || !strings.Contains(line, "not initialized yet") {

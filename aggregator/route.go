@@ -66,22 +66,24 @@ func (a *Aggregator) refuse(c *call) []byte {
 	return nil
 }
 
-// serve has the call served by its method: on the reader goroutine when
-// the method is quick (and the children are ready, or the call's server
-// is), else on a goroutine of its own, which the client's cancel can stop.
+// serve has the call served by its method, once the servers it needs are
+// up (its method's await starts them and waits): on the reader goroutine
+// when the method is quick and they are up already, else on a goroutine
+// of its own, which the client's cancel can stop.
 func (a *Aggregator) serve(c *call) {
 	if c.batch != nil && c.isCancelled() { // by a notification later in its batch
 		c.answer(nil)
 		return
 	}
-	if c.spec.quick && (c.spec.early || a.ready.Load() || a.listed(c)) {
+	needsNone := c.spec.await == nil || a.ready.Load()
+	if c.spec.quick && (needsNone || a.listed(c)) {
 		a.run(a.life.ctx, c)
 		return
 	}
 	ctx, release := c.local(a.life.ctx)
 	served := a.life.goServe(func() {
 		defer release()
-		if c.spec.early || a.waitReady(ctx) {
+		if needsNone || c.spec.await(a, ctx, c) {
 			a.run(ctx, c)
 			return
 		}

@@ -72,7 +72,36 @@ func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, s
 	if !bytes.Contains(name, []byte(sep)) {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, kind+" name must be prefixed with server key: "+string(name))
 	}
+	if down := a.downOwner(string(name)); down != nil {
+		return target{}, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("%s %s is unavailable: server %q %s (the aggregator's log says why)", kind, name, down.key, down.downState()))
+	}
 	return target{}, errorLine(c.id, notFound, kind+" not found: "+string(name))
+}
+
+// downOwner is the configured server a name not listed belongs to, when
+// that server is not running (it failed, or was stopped): its tools are
+// unavailable, not unknown. The server's own words (its stderr, the
+// failure's detail) stay in the log: a model reads this error.
+func (a *Aggregator) downOwner(name string) *child {
+	for _, c := range a.ownersOf(name) {
+		if c.dropped() {
+			return c
+		}
+	}
+	return nil
+}
+
+// downState says, for an error, how a server that is not running ended.
+func (c *child) downState() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.state == stateStopped:
+		return "was stopped"
+	case c.startup == 0:
+		return "failed to start"
+	}
+	return "stopped working and was dropped"
 }
 
 // routeByURI routes resources/read, subscribe and unsubscribe to the child

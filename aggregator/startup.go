@@ -1,65 +1,98 @@
-// This file bounds how long the client waits for servers still starting,
-// and announces the servers that come up after it was answered.
+// This file starts the servers when the client's requests need them, bounds
+// how long a request waits for servers still starting, and announces the
+// servers that come up after a list was answered without them.
+//
+// Nothing starts before the client's session begins, and initialize (or
+// server/discover) starts nothing: a probe that closes its input at once
+// costs no process. The first request that needs every server's lists
+// (tools/list, prompts/list, resources, logging/setLevel) starts them all
+// and waits for them as the client's budget allows (listWait); a call by
+// name starts only the server the name belongs to and waits for it (its
+// start is bounded by the start-up timeout); a call by URI starts them all
+// and waits until the URI's owner is known.
 
 package aggregator
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// DefaultInitializeWait is the default of Options.InitializeWait: the
-// client's initialize is answered within it whatever the servers do (a
-// cold `npx -y` server takes 15-25 s), with the servers up by then; the
-// others go on starting, and their tools follow with
-// notifications/tools/list_changed. Clients do not wait long for a server
-// before their first model request (measured: Claude Code 2.1.197 in
-// print mode about 2 s, codex exec 0.169 about 1 s), so the tools of the
-// servers that are up must be listed well within that.
-const DefaultInitializeWait = time.Second
+// DefaultFastListWait is the default of Options.FastListWait: how long the
+// first lists of a client known to fetch them again on list_changed wait
+// for servers still starting. Such clients do not wait long before their
+// first model request (measured: Claude Code 2.1.197 in print mode about
+// 2 s), so the servers that are up are listed within it, and the others
+// follow with list_changed.
+const DefaultFastListWait = time.Second
 
-// startWaits bound how long the client waits for children still starting:
-// its initialize (or server/discover) answer, and its first lists, both
-// counted from the beginning of its session. Before the session begins
-// (--check), waits are not bounded.
+// startWaits bound how long the first lists wait for children still
+// starting, from the first request that needed them.
 type startWaits struct {
-	mu    sync.Mutex    // protects init and lists
-	init  chan struct{} // closed once initialize may wait no longer
-	lists chan struct{} // closed once lists may wait no longer
+	once  sync.Once       // the wait begins once
+	mu    sync.Mutex      // protects lists
+	lists <-chan struct{} // closed once lists may wait no longer; nil before the first
 }
 
-// initDone is closed once the initialize answer may wait no longer; nil
-// (never ready) before the session began.
-func (w *startWaits) initDone() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.init
-}
-
-// listsDone is closed once lists may wait no longer; nil before the
-// session began.
+// listsDone is closed once lists may wait no longer; nil (never) before
+// the first request that needed every server.
 func (w *startWaits) listsDone() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lists
 }
 
-// beginClient begins the client's session: names are formed for the client
-// it names, its waits for children still starting are bounded from now on
-// (Options.InitializeWait, Options.listWait), and the names are reported
-// once every child is up.
-func (a *Aggregator) beginClient(clientName string) {
+// beginClient begins the client's session with the plan its children are
+// started with: names are formed for the client it names. Nothing starts
+// yet: see demand.
+func (a *Aggregator) beginClient(clientName string, plan startPlan) {
 	a.setNaming(clientName, a.opts.namingFor(clientName))
-	a.waits.mu.Lock()
-	a.waits.init = a.closeAfter(a.opts.InitializeWait)
-	a.waits.lists = a.closeAfter(a.opts.listWait(clientName))
-	a.waits.mu.Unlock()
-	a.log.Debugf("client %q: initialize waits up to %v for servers still starting, the first lists up to %v",
-		clientName, a.opts.InitializeWait, a.opts.listWait(clientName))
-	a.life.goServe(a.awaitAllReady)
+	a.plan.Store(&plan)
+	a.log.Debugf("client %q: its first lists wait up to %v for servers still starting", clientName, a.opts.listWait(clientName))
+}
+
+// demand starts the children in cs that have not started, each once, as
+// the client's session began (a.plan); before it began, nothing starts.
+func (a *Aggregator) demand(cs []*child) {
+	plan := a.plan.Load()
+	if plan == nil {
+		return
+	}
+	for _, c := range cs {
+		if c.launched.CompareAndSwap(false, true) {
+			a.life.goServe(func() { c.launch(*plan) })
+		}
+	}
+}
+
+// demandAll starts every child: a request needs all their lists. The first
+// time, the first lists' wait begins (Options.listWait), and the names are
+// reported once every child is up.
+func (a *Aggregator) demandAll() {
+	if a.plan.Load() == nil {
+		return
+	}
+	a.waits.once.Do(func() {
+		a.regMu.Lock()
+		client := a.clientName
+		a.regMu.Unlock()
+		var done <-chan struct{}
+		if a.opts.listDeadline != nil {
+			done = a.opts.listDeadline(a, client)
+		} else {
+			done = a.closeAfter(a.opts.listWait(client))
+		}
+		a.waits.mu.Lock()
+		a.waits.lists = done
+		a.waits.mu.Unlock()
+		a.allDemanded.Store(true)
+		a.life.goServe(a.awaitAllReady)
+	})
+	a.demand(a.children())
 }
 
 // closeAfter returns a channel closed after d, or at shutdown.
@@ -80,29 +113,16 @@ func (a *Aggregator) closeAfter(d time.Duration) chan struct{} {
 	return ch
 }
 
-// waitInited waits until every child has opened its session or failed, or
-// initialize may wait no longer; false when ctx ended first.
-func (a *Aggregator) waitInited(ctx context.Context) bool {
-	for _, ch := range a.children() {
-		select {
-		case <-ch.inited:
-		case <-a.waits.initDone():
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	return true
-}
-
-// waitReady waits until every child runs or has failed, or the lists may
-// wait no longer (then what is up is served, and the rest announced as it
-// comes: childUp); false when ctx ended first. When every child is ready,
-// it reports the names, the first time, before any waiter goes on.
-func (a *Aggregator) waitReady(ctx context.Context) bool {
+// awaitLists starts every child and waits until each runs or has failed,
+// or the lists may wait no longer (then what is up is served, and the rest
+// announced as it comes: childUp); false when ctx ended first. When every
+// child is ready, it reports the names, the first time, before any waiter
+// goes on.
+func (a *Aggregator) awaitLists(ctx context.Context, _ *call) bool {
 	if a.ready.Load() {
 		return true
 	}
+	a.demandAll()
 	for _, c := range a.children() {
 		select {
 		case <-c.ready:
@@ -113,6 +133,146 @@ func (a *Aggregator) waitReady(ctx context.Context) bool {
 		}
 	}
 	a.allReady()
+	return true
+}
+
+// awaitNamed starts the server a call's tool or prompt name belongs to and
+// waits until it runs or has failed (bounded by the start-up timeout):
+// "not found" never stands for "not started yet". A name no configured
+// server's prefix begins waits for nobody.
+func (a *Aggregator) awaitNamed(ctx context.Context, c *call) bool {
+	name, ok := c.name()
+	if !ok || a.listed(c) {
+		return true
+	}
+	return a.awaitChildren(ctx, a.ownersOf(string(name)))
+}
+
+// awaitChildren starts cs and waits until each runs or has failed; false
+// when ctx ended first.
+func (a *Aggregator) awaitChildren(ctx context.Context, cs []*child) bool {
+	a.demand(cs)
+	for _, c := range cs {
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// ownersOf are the configured servers a prefixed name may belong to, as
+// names are formed for the client: those whose key and the separator begin
+// it, or, for a name shortened to fit the client (its key cut), whose key
+// begins with what stands before the separator.
+func (a *Aggregator) ownersOf(name string) []*child {
+	a.regMu.Lock()
+	n := a.naming // the client's, before any server is up to rebuild the registry
+	a.regMu.Unlock()
+	head, _, prefixed := strings.Cut(name, n.Sep)
+	var owners []*child
+	for _, c := range a.children() {
+		key := n.ServedKey(c.key)
+		if strings.HasPrefix(name, key+n.Sep) || prefixed && head != "" && strings.HasPrefix(key, head) {
+			owners = append(owners, c)
+		}
+	}
+	return owners
+}
+
+// awaitURI starts every child and waits until one lists the call's URI,
+// or every child runs or has failed (a URI template's owner is known only
+// then); false when ctx ended first.
+func (a *Aggregator) awaitURI(ctx context.Context, c *call) bool {
+	uri, ok := c.uriString()
+	if !ok {
+		return true
+	}
+	return a.awaitOwnerOf(ctx, []string{uri})
+}
+
+// awaitOwnerOf starts every child and waits until each of uris is listed
+// by a running child, or every child runs or has failed; false when ctx
+// ended first. It looks again each time a child comes up or fails, in
+// whatever order they do: a slow server does not hold up another's URI.
+func (a *Aggregator) awaitOwnerOf(ctx context.Context, uris []string) bool {
+	if len(uris) == 0 || a.ready.Load() {
+		return true
+	}
+	a.demandAll()
+	var pending []*child
+	for _, ch := range a.children() {
+		select {
+		case <-ch.ready:
+		default:
+			pending = append(pending, ch)
+		}
+	}
+	settled := make(chan struct{}, len(pending))
+	stop := make(chan struct{})
+	defer close(stop)
+	for _, ch := range pending {
+		go func() {
+			select {
+			case <-ch.ready:
+				settled <- struct{}{}
+			case <-stop:
+			}
+		}()
+	}
+	for range pending {
+		if a.allListed(uris) {
+			return true
+		}
+		select {
+		case <-settled:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// allListed reports whether a running child lists each of uris.
+func (a *Aggregator) allListed(uris []string) bool {
+	cs := a.resourceChildren()
+	for _, uri := range uris {
+		found := false
+		for _, c := range cs {
+			if c.hasResource(uri) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// awaitListen waits for the owners of the URIs a subscriptions/listen
+// stream asks to be told of; a stream without URIs needs no server.
+func (a *Aggregator) awaitListen(ctx context.Context, c *call) bool {
+	return a.awaitOwnerOf(ctx, readListFilter(c.params).uris)
+}
+
+// awaitCompletion waits as completion/complete's ref says: a prompt's
+// server by its name, a resource template's owner by URI.
+func (a *Aggregator) awaitCompletion(ctx context.Context, c *call) bool {
+	kind, _ := jsonrpc.StringMember(c.p.ref, "type")
+	switch kind {
+	case "ref/prompt":
+		name, _ := jsonrpc.StringMember(c.p.ref, "name")
+		if _, listed := a.reg.Load().prompts[name]; listed {
+			return true
+		}
+		return a.awaitChildren(ctx, a.ownersOf(name))
+	case "ref/resource":
+		uri, _ := jsonrpc.StringMember(c.p.ref, "uri")
+		return a.awaitOwnerOf(ctx, []string{uri})
+	}
 	return true
 }
 
@@ -162,19 +322,4 @@ func (a *Aggregator) childUp(c *child) {
 	if caps.Resources {
 		a.tellClient("notifications/resources/list_changed")
 	}
-}
-
-// pendingOffers are the capabilities the initialize answer declares for
-// the children still starting, whose own are not known yet: lists that
-// may change (tools always are), so that the client asks for them and
-// takes their changes.
-func (a *Aggregator) pendingOffers() (capabilities.Server, bool) {
-	for _, c := range a.children() {
-		select {
-		case <-c.inited:
-		default:
-			return capabilities.Server{Tools: true, Prompts: true, Resources: true}, true
-		}
-	}
-	return capabilities.Server{}, false
 }

@@ -122,3 +122,20 @@ func ParseServer(result []byte) Server {
 	}
 	return caps
 }
+
+// pendingTasks is the tasks capability offered for a server not known yet:
+// tasks listed and cancelled, tools/call run as a task. A client runs a
+// tool as a task only when the tool itself says it may
+// (execution.taskSupport), which only a server with tasks does.
+const pendingTasks = `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`
+
+// Pending is what an aggregator declares for a server whose capabilities
+// are not known yet (it has not started): everything it can relay for
+// any server (every list, subscriptions, logging, completions, tasks), so
+// that the client asks for each list, takes its changes, and uses what the
+// server turns out to have. A request for what it turns out not to have
+// is answered as a server without it would be (an empty list, -32601).
+func Pending() Server {
+	return Server{Tools: true, Prompts: true, Resources: true, Subscribe: true, Logging: true, Completions: true,
+		TasksList: true, tasks: []byte(pendingTasks)}
+}

@@ -62,11 +62,40 @@ func TestLookupClient(t *testing.T) {
 			t.Errorf("LookupClient(%q) = %q, %t; want %q", tt.name, k.Label, known, tt.label)
 		}
 	}
-	if k, _ := LookupClient("some-client"); k.Prefix(16) != 0 || k.IgnoresListChanged || k.StartupTimeout != 0 {
+	if k, _ := LookupClient("some-client"); k.Prefix(16) != 0 {
 		t.Errorf("a client that is not known: %+v", k)
 	}
-	if k, _ := LookupClient("codex-mcp-client"); !k.IgnoresListChanged || k.StartupTimeout != 30*time.Second {
-		t.Errorf("Codex: %+v", k)
+}
+
+// Startup: a client not in the table lists once and gives up after the
+// shortest budget seen; the known ones as the table says.
+func TestStartup(t *testing.T) {
+	for _, tt := range []struct {
+		client    string
+		refetches bool
+		budget    time.Duration
+	}{
+		{"some-agent", false, 5 * time.Second},
+		{"", false, 5 * time.Second},
+		{"mcp", false, 5 * time.Second},
+		{"continue-client", false, 20 * time.Second},
+		{"codex-mcp-client", false, 30 * time.Second},
+		{"claude-ai", false, 60 * time.Second},
+		{"cursor-vscode", false, 5 * time.Second},
+		{"claude-code", true, 30 * time.Second},
+		{"gemini-cli-mcp-client", true, 10 * time.Minute},
+		{"Visual Studio Code", true, 0},
+		{"Cline", true, 60 * time.Second},
+	} {
+		refetches, budget := Startup(tt.client)
+		if refetches != tt.refetches || budget != tt.budget {
+			t.Errorf("Startup(%q) = %t, %v; want %t, %v", tt.client, refetches, budget, tt.refetches, tt.budget)
+		}
+	}
+	for _, k := range Clients() {
+		if k.Source == "" {
+			t.Errorf("%s: the table gives no source for its start-up facts", k.Label)
+		}
 	}
 }
 
@@ -84,7 +113,8 @@ func TestClientsIsACopy(t *testing.T) {
 		}
 		names = append(names, k.Label)
 	}
-	if want := []string{"Claude Desktop", "Claude Code", "Codex", "Gemini CLI", "Cursor", "VS Code"}; !slices.Equal(names, want) {
+	if want := []string{"Claude Desktop", "Claude Code", "Codex", "Gemini CLI", "Cursor", "VS Code", "Cline", "Zed", "Continue",
+		"Python SDK clients"}; !slices.Equal(names, want) {
 		t.Errorf("clients %q, want %q", names, want)
 	}
 }

@@ -145,6 +145,16 @@ func (n Scheme) form(e Entry) Assigned {
 	return a
 }
 
+// ServedKey is a server's key as it stands before the separator in the
+// names n forms (before any shortening): in strict form for a strict
+// scheme.
+func (n Scheme) ServedKey(key string) string {
+	if n.Strict {
+		return StrictChars(key)
+	}
+	return key
+}
+
 // parts are the key and the name of e as they are served: in strict form
 // for a strict scheme.
 func (n Scheme) parts(e Entry) (key, name string) {

@@ -1,0 +1,159 @@
+package aggregator
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// demandServers runs an aggregator over three servers: "fast", "slow",
+// whose initialize (or server/discover) the test answers by closing the
+// returned channel, and "broken", which cannot be started. It returns the
+// keys of the servers started so far, in order.
+func demandServers(t *testing.T, opts Options) (*harness, chan struct{}, func() []string) {
+	t.Helper()
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var started []string
+	opts.Start = func(s config.Server) (Process, error) {
+		mu.Lock()
+		started = append(started, s.Key)
+		mu.Unlock()
+		if s.Key == "broken" {
+			return nil, errors.New(`exec: "broken-server": executable file not found in $PATH`)
+		}
+		slow := s.Key == "slow"
+		return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+			answer := func(result string) { out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result))) }
+			switch m.Method {
+			case "server/discover":
+				out.Write(jsonrpc.AppendError(nil, m.ID, []byte(`{"code":-32601,"message":"Method not found"}`)))
+			case "initialize":
+				go func() {
+					if slow {
+						<-release
+					}
+					answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`)
+				}()
+			case "tools/list":
+				answer(`{"tools":[{"name":"x"}]}`)
+			case "tools/call":
+				answer(`{"content":[{"type":"text","text":"done"}]}`)
+			}
+		}), nil
+	}
+	h := serveOptions(t, opts, "fast", "slow", "broken")
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	return h, release, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(started)
+	}
+}
+
+// initialize and server/discover are answered at once and start no
+// server: a probe that closes its input (Claude Desktop's sibling copy)
+// costs no process.
+func TestASessionThatOnlyBeginsStartsNoServer(t *testing.T) {
+	for _, begin := range []string{initAs("some-agent"), modernLine("1", "server/discover", "")} {
+		h, _, started := demandServers(t, Options{})
+		if got := h.exchange(begin); !strings.Contains(got, `"result"`) {
+			t.Fatalf("%s: answered %s", begin, got)
+		}
+		h.closeInput()
+		h.rest()
+		if got := started(); len(got) != 0 {
+			t.Errorf("%.60s then the end of input started %q, want none", begin, got)
+		}
+	}
+}
+
+// A call to a server still starting waits for it and is then routed ("Tool
+// not found" never stands for "not started yet"), and starts that server
+// alone: a session per call (langchain-mcp-adapters) starts one server, as
+// it would directly. Meanwhile the client is served.
+func TestACallStartsOnlyItsServerAndWaitsForIt(t *testing.T) {
+	h, release, started := demandServers(t, Options{})
+	h.exchange(initAs("mcp"))
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow:x"}}`)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Fatalf("while the call waits for its server, a ping got %s", got)
+	}
+	close(release)
+	if got := h.read(); !strings.Contains(got, `"id":2,"result"`) || !strings.Contains(got, `"done"`) {
+		t.Fatalf("the call to the server that was starting: %s", got)
+	}
+	if got := started(); !slices.Equal(got, []string{"slow"}) {
+		t.Errorf("servers started: %q, want only slow", got)
+	}
+}
+
+// A name is owned by its server as names are formed for the client: a
+// strict name's key, and a key cut to make a name fit.
+func TestANameFindsItsServer(t *testing.T) {
+	h, release, started := demandServers(t, Options{})
+	close(release)
+	h.exchange(initAs("claude-ai")) // strict names: fast__x
+	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast__x"}}`); !strings.Contains(got, `"done"`) {
+		t.Fatalf("a strict name: %s", got)
+	}
+	// A name shortened for a client with little room keeps the start of
+	// its key: every server whose key begins so is started.
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sl__x_0123abcd"}}`); !strings.Contains(got, `"error"`) {
+		t.Fatalf("a name nobody listed: %s", got)
+	}
+	if got := started(); !slices.Equal(got, []string{"fast", "slow"}) {
+		t.Errorf("servers started: %q, want fast, then slow (sl... begins its key)", got)
+	}
+}
+
+// A call to a server that failed to start says so, without the server's
+// own words (they are in the log); a name of no configured server is "not
+// found", and starts nothing.
+func TestACallToAServerThatFailedSaysSo(t *testing.T) {
+	h, _, started := demandServers(t, Options{})
+	h.exchange(initAs("some-agent"))
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"broken:x"}}`)
+	want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Tool broken:x is unavailable: server \"broken\" failed to start (the aggregator's log says why)"}}`
+	if got != want {
+		t.Errorf("a call to the server that failed:\n got %s\nwant %s", got, want)
+	}
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nosuch:x"}}`); !strings.Contains(got, `"Tool not found: nosuch:x"`) {
+		t.Errorf("a call to no configured server: %s", got)
+	}
+	if got := started(); !slices.Equal(got, []string{"broken"}) {
+		t.Errorf("servers started: %q, want only broken", got)
+	}
+	if !strings.Contains(h.logged(), "executable file not found") {
+		t.Errorf("the log does not say why broken failed:\n%s", h.logged())
+	}
+}
+
+// The first list of a client that lists once waits, within its budget, for
+// the servers still starting, and holds them all.
+func TestTheFirstListOfAClientThatListsOnceWaits(t *testing.T) {
+	h, release, _ := demandServers(t, Options{listDeadline: once("", "some-agent")})
+	h.exchange(initAs("some-agent"))
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Fatalf("while the list waits, a ping got %s", got)
+	}
+	close(release)
+	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x"},{"name":"slow:x"}]}}`; got != want {
+		t.Errorf("the first list:\n got %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+)
+
+// fileMemory is the aggregator's Memory on disk: what each server declared
+// when it last started (its capabilities and instructions), one small file
+// a server in the user's cache directory, named by a hash of what starts
+// it (command, args, env), so that no value of the config is written in a
+// name, and a changed entry is a new server. Files are the user's alone
+// (0600). It is a cache: what cannot be read is not remembered, what
+// cannot be written is said once with --debug, and nothing fails.
+type fileMemory struct {
+	dir string
+	log *aggregator.Logger
+}
+
+// newFileMemory returns the memory in the user's cache directory
+// ($XDG_CACHE_HOME, ~/.cache, %LocalAppData%, ~/Library/Caches), or nil
+// when there is none.
+func newFileMemory(log *aggregator.Logger) aggregator.Memory {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		log.Debugf("servers' capabilities are not remembered between sessions: %v", err)
+		return nil
+	}
+	return &fileMemory{dir: filepath.Join(base, "mcp-simple-aggregator", "servers"), log: log}
+}
+
+// path is the file of s: a hash of what starts it.
+func (m *fileMemory) path(s config.Server) string {
+	id, _ := json.Marshal([]any{s.Command, s.Args, s.Env})
+	sum := sha256.Sum256(id)
+	return filepath.Join(m.dir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// Recall reads what s declared when it last started.
+func (m *fileMemory) Recall(s config.Server) ([]byte, bool) {
+	b, err := os.ReadFile(m.path(s))
+	if err != nil || !json.Valid(b) {
+		return nil, false
+	}
+	return b, true
+}
+
+// Keep writes what s declared, when it differs from what is kept: to a
+// file of its own first, then renamed, so that a reader never sees half.
+func (m *fileMemory) Keep(s config.Server, declared []byte) {
+	path := m.path(s)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, declared) {
+		return
+	}
+	if err := m.write(path, declared); err != nil {
+		m.log.Debugf("server %q: what it declared is not remembered: %v", s.Key, err)
+	}
+}
+
+func (m *fileMemory) write(path string, b []byte) error {
+	if err := os.MkdirAll(m.dir, 0o700); err != nil {
+		return fmt.Errorf("the cache directory: %w", err)
+	}
+	f, err := os.CreateTemp(m.dir, ".declared-*")
+	if err != nil {
+		return fmt.Errorf("the cache directory: %w", err)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
