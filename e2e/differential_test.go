@@ -61,13 +61,14 @@ const diffModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026
 
 // diffServers is the config of every scenario: test servers with a tool
 // hello (which answers with its own name) beside the built-in ones and a
-// prompt greet, each noting its start in startedFile.
+// prompt greet, each noting its start in startedFile. The fast one lists
+// in pages, which clients follow.
 func diffServers(startedFile string) []server {
 	entry := func(key string, args ...string) server {
 		return ts(key, append([]string{"-tool-names", `["hello"]`, "-caps", "prompts", "-started-file", startedFile}, args...)...)
 	}
 	return []server{
-		entry("fast"),
+		entry("fast", "-page", "7"),
 		entry("slow3", "-init-delay", "3s"),
 		entry("slow8", "-init-delay", "8s"),
 		entry("never", "-hang-init"),
@@ -176,7 +177,8 @@ func TestDifferential(t *testing.T) {
 // delays would otherwise pass unnoticed.
 func checkPremise(t *testing.T, sc diffScenario, direct *diffRun) {
 	t.Helper()
-	for label, want := range sortedMap(sc.direct) {
+	for _, label := range sortedKeys(sc.direct) {
+		want := sc.direct[label]
 		got, ok := direct.answers[label]
 		if !ok {
 			t.Fatalf("direct: %s never sent, want %s: the premise of the comparison does not hold", label, want)
@@ -211,11 +213,12 @@ func checkNotWorse(t *testing.T, direct, through *diffRun) {
 				missing[key] = append(missing[key], short)
 			}
 		}
-		for key, names := range sortedMap(missing) {
-			t.Errorf("%ss of %s seen directly, not through: %s", what.kind, key, strings.Join(names, " "))
+		for _, key := range sortedKeys(missing) {
+			t.Errorf("%ss of %s seen directly, not through: %s", what.kind, key, strings.Join(missing[key], " "))
 		}
 	}
-	for label, d := range sortedMap(direct.answers) {
+	for _, label := range sortedKeys(direct.answers) {
+		d := direct.answers[label]
 		th, ok := through.answers[label]
 		switch {
 		case !ok && d.cat.rank() > 0:
@@ -480,10 +483,12 @@ func (r *diffRun) stop(p *stdioPeer) {
 	}
 	if err := p.close(); err != nil {
 		r.fail(err)
-	} else if r.through && p.err != nil {
-		r.fail(fmt.Errorf("%s exited (%v) after the end of its stdin, want status 0", p.what, p.err))
+		return
 	}
 	r.logf("%s exited (%v)", p.what, p.err)
+	if r.through && p.err != nil {
+		r.fail(fmt.Errorf("%s exited (%v) after the end of its stdin, want status 0", p.what, p.err))
+	}
 }
 
 // eachEndpoint runs f on each connection at once, and waits.
@@ -603,8 +608,8 @@ func (r *diffRun) report() string {
 	fmt.Fprintf(&b, "\ntools:   %s\nprompts: %s\n", strings.Join(sortedKeys(r.tools()), " "), strings.Join(sortedKeys(r.prompts()), " "))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for label, a := range sortedMap(r.answers) {
-		fmt.Fprintf(&b, "%s: %v\n", label, a)
+	for _, label := range sortedKeys(r.answers) {
+		fmt.Fprintf(&b, "%s: %v\n", label, r.answers[label])
 	}
 	fmt.Fprintf(&b, "acted on: %v\n", r.acted)
 	for _, line := range r.log {
@@ -785,17 +790,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// sortedMap iterates m in key order.
-func sortedMap[V any](m map[string]V) func(yield func(string, V) bool) {
-	return func(yield func(string, V) bool) {
-		for _, k := range sortedKeys(m) {
-			if !yield(k, m[k]) {
-				return
-			}
-		}
-	}
 }
 
 func TestDifferentialWithoutMember(t *testing.T) {
