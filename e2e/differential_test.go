@@ -92,7 +92,9 @@ type diffScenario struct {
 var diffScenarios = []diffScenario{
 	{
 		// Lists once, as a client not in the table; the Python SDK's
-		// default name (OpenAI Agents SDK, Pydantic AI) too.
+		// default name (OpenAI Agents SDK, Pydantic AI) too. Directly,
+		// with 5 s for each request, it gets fast and slow3 and loses
+		// slow8, never and crash.
 		name: "lists-once/some-agent", script: listsOnce("some-agent"),
 		direct:      map[string]category{"tools/call fast:hello": succeeded, "tools/call slow3:hello": succeeded},
 		directTools: []string{"fast:hello", "slow3:hello"},
@@ -103,6 +105,8 @@ var diffScenarios = []diffScenario{
 		directTools: []string{"fast:hello", "slow3:hello"},
 	},
 	{
+		// Directly it gets fast, slow3 and slow8 within its window, and
+		// the tool fast:change adds.
 		name: "re-fetcher/claude-code", script: refetcher,
 		direct: map[string]category{"tools/call fast:change": succeeded, "tools/call slow8:hello": succeeded},
 		// fast:added1 is the tool fast:change adds, announced with
@@ -110,6 +114,7 @@ var diffScenarios = []diffScenario{
 		directTools: []string{"fast:hello", "slow3:hello", "slow8:hello", "fast:added1"},
 	},
 	{
+		// Directly, each session starts the one server it calls.
 		name: "session-per-call/mcp", script: sessionPerCall,
 		direct: map[string]category{"tools/call fast:hello": succeeded, "tools/call slow3:hello": succeeded},
 		check: func(t *testing.T, direct, through *diffRun) {
@@ -119,16 +124,20 @@ var diffScenarios = []diffScenario{
 		},
 	},
 	{
+		// Directly, slow3's initialize and lists take 3 s of the 5.
 		name: "gives-up-after-5s", script: givesUp,
 		direct:      map[string]category{"tools/call fast:hello": succeeded, "tools/call slow3:hello": succeeded},
 		directTools: []string{"fast:hello", "slow3:hello"},
 	},
 	{
+		// Directly, the legacy servers refuse server/discover and it
+		// falls back to initialize.
 		name: "modern-2026-07-28", script: modernClient,
 		direct:      map[string]category{"server/discover": rpcError, "tools/call fast:hello": succeeded, "tools/call slow3:hello": succeeded},
 		directTools: []string{"fast:hello", "slow3:hello"},
 	},
 	{
+		// Directly, every server starts only to answer the probe.
 		name: "probe-only", script: probeOnly,
 		direct: map[string]category{"server/discover": rpcError},
 		check: func(t *testing.T, direct, through *diffRun) {
