@@ -43,6 +43,7 @@ type config struct {
 	failList     bool
 	tasks        bool
 	caps         map[string]bool
+	startedFile  string // append one line here at start
 
 	hostile        bool   // list and serve the tools of hostile.go
 	exitOnDiscover string // see hostile.go
@@ -70,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Func("tool-names", `JSON array of names of tools that answer with the name they were called by, e.g. ["a.b","get weather"]`, func(v string) error {
 		return json.Unmarshal([]byte(v), &cfg.toolNames)
 	})
+	fs.StringVar(&cfg.startedFile, "started-file", "", "append one line 'NAME PID' to this file at start, so a test counts the processes started")
 	fs.BoolVar(&cfg.hostile, "hostile", false, "also list and serve the misbehaving tools pid, closeout, flood, samplemany, slowline (see hostile.go)")
 	fs.StringVar(&cfg.exitOnDiscover, "exit-on-discover", "", "on server/discover, exit if FILE does not exist (creating it), else answer -32601 (see hostile.go)")
 	caps := fs.String("caps", "", "comma list of extra capabilities: "+strings.Join(knownCaps, ","))
@@ -113,7 +115,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "testserver:", err)
 		return 2
 	}
+	if err := noteStart(cfg); err != nil {
+		fmt.Fprintln(stderr, "testserver:", err)
+		return 1
+	}
 	return newServer(cfg, stdout, stderr).serve(stdin)
+}
+
+// noteStart appends one line to -started-file, before anything is read or
+// written: one write with O_APPEND, so that processes starting together
+// each leave a whole line.
+func noteStart(cfg *config) error {
+	if cfg.startedFile == "" {
+		return nil
+	}
+	f, err := os.OpenFile(cfg.startedFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s %d\n", cfg.name, os.Getpid())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // server is the state of one MCP session.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -599,5 +600,27 @@ func TestExits(t *testing.T) {
 	p.waitStderr("fatal: bad init")
 	if code := p.exitCode(); code != 5 {
 		t.Errorf("exit-init: exit status %d", code)
+	}
+}
+
+// -started-file gets one line per process, written at start: before the
+// first request, and also by a server that then crashes on initialize.
+func TestStartedFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "started")
+	p := start(t, "-name", "one", "-started-file", file)
+	p.request("1", "ping", "") // it is up, so its line is in
+	q := start(t, "-name", "two", "-started-file", file, "-exit-init", "1")
+	q.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`)
+	if code := q.exitCode(); code != 1 {
+		t.Errorf("exit-init: exit status %d", code)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "one ") || !strings.HasPrefix(lines[1], "two ") {
+		t.Errorf("started file:\n%s\nwant a line for one, then one for two", b)
 	}
 }
