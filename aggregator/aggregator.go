@@ -43,7 +43,9 @@
 // client ids, progress tokens) is an idTable (idtable.go) with one rule:
 // an entry leaves its table once, taken by whichever comes first of its
 // answer, its cancel or the end of a peer, and whoever takes it finishes
-// it.
+// it. Ids are looked up as JSON values (jsonrpc.Key): "a\/b" finds "a/b",
+// 7.0 finds 7, and "7" never finds 7; what goes back to a peer is the id
+// as it wrote it.
 //
 // # Locks
 //

@@ -51,7 +51,7 @@ type child struct {
 	unread chan struct{} // closed when the reader of conn has returned, answers delivered
 
 	incoming     idTable[*childRequest]   // its requests relayed to the client, by its id
-	progress     idTable[*call]           // the calls in flight to it that carry a progress token, by tokenKey
+	progress     idTable[*call]           // the calls in flight to it that carry a progress token, by jsonrpc.Key
 	tasks        idTable[*task]           // its tasks known to the client, by its task id
 	clientTasks  atomic.Int64             // the tasks the client runs for it (client_tasks.go)
 	heldStatuses heldStatuses             // its statuses of tasks not known yet

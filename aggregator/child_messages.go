@@ -51,7 +51,7 @@ func (c *child) cancelled(params []byte) {
 	if !ok {
 		return
 	}
-	if r, ok := c.incoming.take(idKey(id)); ok {
+	if r, ok := c.incoming.take(jsonrpc.Key(id)); ok {
 		r.cancel(&cancelReason{reason: reason})
 	}
 }
@@ -63,7 +63,7 @@ func (c *child) progressed(params []byte) {
 	token, ok := jsonrpc.Member(params, "progressToken")
 	var call *call
 	if ok {
-		call, ok = c.progress.get(tokenKey(token))
+		call, ok = c.progress.get(jsonrpc.Key(token))
 	}
 	if !ok {
 		c.host.log.Debugf("server %q: progress for token %s, which is none of its calls', dropped", c.key, token)
@@ -83,7 +83,7 @@ func (c *child) progressed(params []byte) {
 type childRequest struct {
 	c         *child
 	id        []byte // the child's id
-	key       string // idKey(id)
+	key       string // jsonrpc.Key(id)
 	token     string // the progress token handed to the client; "" if none
 	method    string
 	augmented bool        // it asks the client for a task
@@ -125,7 +125,7 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 			"mcp-simple-aggregator: %d requests of this server already wait for the client's answers", maxClientRequests)))
 		return
 	}
-	r := &childRequest{c: c, id: m.ID, key: idKey(m.ID), method: m.Method}
+	r := &childRequest{c: c, id: m.ID, key: jsonrpc.Key(m.ID), method: m.Method}
 	params := m.Params
 	switch m.Method {
 	case "tasks/get", "tasks/result", "tasks/cancel":
