@@ -55,6 +55,7 @@ type child struct {
 	tasks        idTable[*task]           // its tasks known to the client, by its task id
 	clientTasks  atomic.Int64             // the tasks the client runs for it (client_tasks.go)
 	heldStatuses heldStatuses             // its statuses of tasks not known yet
+	listing      taskListing              // its tasks/list passes: which tasks it still keeps (tasks_list.go)
 	refreshing   sync.Mutex               // one list refresh at a time, so an older one never wins
 	refreshes    map[string]*refreshState // by list_changed method
 	modern       atomic.Bool              // it speaks the modern era; set before it is inited
