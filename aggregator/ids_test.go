@@ -196,3 +196,46 @@ func TestClientAnswerIsFoundByValue(t *testing.T) {
 		t.Errorf("the client's answer under %s.0 reached the server as\n got %s\nwant %s", req.ID, got, want)
 	}
 }
+
+// Task ids are strings, looked up by their text: a status or a related
+// task under a task id that is not a string (0) is no task's, not even
+// that of the task "" (which a non-string id decodes to nothing like).
+func TestATaskIDThatIsNotAStringIsNoTasks(t *testing.T) {
+	h := serve(t, ":", func(config.Server) (Process, error) {
+		return startScripted(answerSession(`{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}}`, `{"name":"work","execution":{"taskSupport":"optional"}}`,
+			func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+				if m.Method != "tools/call" {
+					return
+				}
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"task":{"taskId":"","status":"working","createdAt":"2026-11-23T10:00:00Z","lastUpdatedAt":"2026-11-23T10:00:00Z","ttl":null}}`)))
+				out.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":0,"status":"failed","createdAt":"2026-11-23T10:00:00Z","lastUpdatedAt":"2026-11-23T10:00:01Z","ttl":null}}` + "\n" +
+					`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x","_meta":{"io.modelcontextprotocol/related-task":{"taskId":0}}}}` + "\n"))
+			})), nil
+	}, "k")
+	h.exchange(initLine)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"k:work","task":{}}}`); !strings.Contains(got, `"taskId":"mcp-simple-aggregator-task-`) {
+		t.Fatalf("the task-augmented call answered %s", got)
+	}
+	if got, want := h.read(), `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x","_meta":{}}}`; got != want {
+		t.Errorf("after a status and a message tied to the task id 0, the client got\n got %s\nwant %s (no status; the message untied)", got, want)
+	}
+}
+
+// Likewise for the tasks the client runs for a server: a server's tasks/*
+// or the client's tasks/list entry under the task id 0 is not the
+// client's task "".
+func TestAClientTaskIDThatIsNotAStringIsNoTasks(t *testing.T) {
+	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
+	c := a.children()[0]
+	if a.relay.registerClientTask(c, []byte(`""`), []byte(`{}`)) == nil {
+		t.Fatal("the client's task \"\" was not registered")
+	}
+	_, task, bad := c.childTaskRequest(&jsonrpc.Message{ID: []byte(`1`), Method: "tasks/get", Params: []byte(`{"taskId":0}`)})
+	if task != nil || !strings.Contains(string(bad), `"code":-32602`) {
+		t.Errorf("tasks/get of the task id 0: task %v, answer %s; want -32602", task, bad)
+	}
+	if got := a.relay.childsClientTasks(c, []byte(`{"tasks":[{"taskId":0},{"taskId":""}]}`)); string(got) != `{"tasks":[{"taskId":""}]}` {
+		t.Errorf("the client's tasks/list for the server: %s, want only the task \"\"", got)
+	}
+}

@@ -17,7 +17,8 @@ import (
 // an id written another way ("a\/b" for "a/b", 7.0 for 7) finds its entry
 // and an id in use is refused however it is written: jsonrpc.Key of a
 // request id or progress token; the decoded text of a task id or a
-// requestState, which are strings.
+// requestState, which are strings (a task id that is not a string finds
+// no task: the number 0 is not the task "").
 type idTable[E comparable] struct {
 	mu   sync.Mutex // protects the fields below
 	m    map[string]E

@@ -293,8 +293,8 @@ func (c *call) forgetIfUnknown(errObj []byte) {
 // server B must not reach the client tied to A's task).
 func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
-		key, _ := jsonrpc.String(id)
-		if t, ok := c.tasks.get(key); ok {
+		key, isString := jsonrpc.String(id)
+		if t, ok := c.tasks.get(key); ok && isString {
 			return jsonrpc.AppendString(nil, t.id), true
 		}
 		rt.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
@@ -332,7 +332,11 @@ func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bo
 // for a task that is never created, it is dropped.
 func (c *child) taskStatus(params []byte) {
 	childID, _ := jsonrpc.Member(params, "taskId")
-	key, _ := jsonrpc.String(childID)
+	key, ok := jsonrpc.String(childID)
+	if !ok { // no task's: task ids are strings, and 0 is not ""
+		c.host.log.Debugf("server %q: status of task %s, which is not a string, dropped", c.key, childID)
+		return
+	}
 	t, ok := c.tasks.get(key)
 	if !ok {
 		if !c.heldStatuses.hold(key, params) {
