@@ -43,7 +43,9 @@
 // client ids, progress tokens) is an idTable (idtable.go) with one rule:
 // an entry leaves its table once, taken by whichever comes first of its
 // answer, its cancel or the end of a peer, and whoever takes it finishes
-// it.
+// it. Ids are looked up as JSON values (jsonrpc.Key): "a\/b" finds "a/b",
+// 7.0 finds 7, and "7" never finds 7; what goes back to a peer is the id
+// as it wrote it.
 //
 // # Locks
 //
@@ -65,7 +67,7 @@
 //  4. the leaves, under which no other lock is taken: lifetime.mu,
 //     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
-//     taskTable.forgetMu, heldStatuses.mu, Logger.mu, and a
+//     taskTable.forgetMu, heldStatuses.mu, taskListing.mu, Logger.mu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //

@@ -1,10 +1,7 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
-	"math"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -18,7 +15,7 @@ import (
 type call struct {
 	a      *Aggregator
 	id     []byte // the client's id, as it wrote it
-	key    string // idKey(id), its key in the in-flight table
+	key    string // jsonrpc.Key(id), its key in the in-flight table
 	method string
 	spec   *method // nil for a method nobody serves
 	params []byte  // as the client sent them; nil when absent
@@ -107,7 +104,7 @@ func readParams(params []byte) paramsView {
 // newCall reads a request of the client at the border.
 func newCall(a *Aggregator, m *jsonrpc.Message, b *batch, slot int) *call {
 	return &call{
-		a: a, id: m.ID, key: idKey(m.ID), method: m.Method, spec: clientMethods[m.Method],
+		a: a, id: m.ID, key: jsonrpc.Key(m.ID), method: m.Method, spec: clientMethods[m.Method],
 		params: m.Params, p: readParams(m.Params), batch: b, slot: slot,
 	}
 }
@@ -135,42 +132,10 @@ func (c *call) forgetProgress() {
 	switch {
 	case c.child == nil:
 	case c.progressAs != nil:
-		c.child.progress.remove(tokenKey(c.progressAt), c)
+		c.child.progress.remove(jsonrpc.Key(c.progressAt), c)
 	case c.p.progressTo != nil:
-		c.child.progress.remove(tokenKey(c.p.progressTo), c)
+		c.child.progress.remove(jsonrpc.Key(c.p.progressTo), c)
 	}
-}
-
-// tokenKey is the key of a progress token in a table: see idKey.
-func tokenKey(raw []byte) string { return idKey(raw) }
-
-// idKey is the key of a JSON-RPC id (or a progress token) in a table: ids
-// equal in JSON but written differently ("A" and "\u0041", 7, 7.0 and
-// 7e0) have one key, as a peer's JSON parser sees them. A string is keyed
-// by its value, a number by its shortest form (an integral one as an
-// integer; one written with no fraction or exponent as written: exact,
-// however large), anything else as written.
-func idKey(raw []byte) string {
-	if s, ok := jsonrpc.String(raw); ok {
-		return "s" + s
-	}
-	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
-		return "x" + string(raw)
-	}
-	if bytes.IndexAny(raw, ".eE") < 0 {
-		if string(raw) == "-0" {
-			return "n0"
-		}
-		return "n" + string(raw) // an integer is written one way but for -0
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil {
-		return "n" + string(raw)
-	}
-	if f == math.Trunc(f) { // 7.0, 1e16: as the integer is written
-		return "n" + strconv.FormatFloat(f+0, 'f', -1, 64) // +0: -0.0 is 0
-	}
-	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // local makes the context of a call routed or served here, which the

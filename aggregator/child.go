@@ -53,10 +53,11 @@ type child struct {
 	unread chan struct{} // closed when the reader of conn has returned, answers delivered
 
 	incoming     idTable[*childRequest]   // its requests relayed to the client, by its id
-	progress     idTable[*call]           // the calls in flight to it that carry a progress token, by tokenKey
+	progress     idTable[*call]           // the calls in flight to it that carry a progress token, by jsonrpc.Key
 	tasks        idTable[*task]           // its tasks known to the client, by its task id
 	clientTasks  atomic.Int64             // the tasks the client runs for it (client_tasks.go)
 	heldStatuses heldStatuses             // its statuses of tasks not known yet
+	listing      taskListing              // its tasks/list passes: which tasks it still keeps (tasks_list.go)
 	refreshing   sync.Mutex               // one list refresh at a time, so an older one never wins
 	refreshes    map[string]*refreshState // by list_changed method
 	modern       atomic.Bool              // it speaks the modern era; set before it is inited

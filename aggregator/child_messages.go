@@ -51,7 +51,7 @@ func (c *child) cancelled(params []byte) {
 	if !ok {
 		return
 	}
-	if r, ok := c.incoming.take(idKey(id)); ok {
+	if r, ok := c.incoming.take(jsonrpc.Key(id)); ok {
 		r.cancel(&cancelReason{reason: reason})
 	}
 }
@@ -63,7 +63,7 @@ func (c *child) progressed(params []byte) {
 	token, ok := jsonrpc.Member(params, "progressToken")
 	var call *call
 	if ok {
-		call, ok = c.progress.get(tokenKey(token))
+		call, ok = c.progress.get(jsonrpc.Key(token))
 	}
 	if !ok {
 		c.host.log.Debugf("server %q: progress for token %s, which is none of its calls', dropped", c.key, token)
@@ -83,8 +83,8 @@ func (c *child) progressed(params []byte) {
 type childRequest struct {
 	c         *child
 	id        []byte // the child's id
-	key       string // idKey(id)
-	token     string // the progress token handed to the client; "" if none
+	key       string // jsonrpc.Key(id)
+	token     string // the key (jsonrpc.Key) of the progress token handed to the client; "" if none
 	method    string
 	augmented bool        // it asks the client for a task
 	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
@@ -125,7 +125,7 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 			"mcp-simple-aggregator: %d requests of this server already wait for the client's answers", maxClientRequests)))
 		return
 	}
-	r := &childRequest{c: c, id: m.ID, key: idKey(m.ID), method: m.Method}
+	r := &childRequest{c: c, id: m.ID, key: jsonrpc.Key(m.ID), method: m.Method}
 	params := m.Params
 	switch m.Method {
 	case "tasks/get", "tasks/result", "tasks/cancel":
@@ -214,12 +214,14 @@ func (r *childRequest) forgetToken() {
 // the child whose request carried it, and to the child's own token.
 type progressRoute struct {
 	child *child
-	token string // raw JSON
+	token string // the child's token, raw JSON as the child wrote it
 }
 
 // remapProgressToken gives a child request's progress token a fresh name
 // towards the client (two children may use the same token) and remembers
-// the way back. It returns params unchanged when there is no token.
+// the way back, under the key (jsonrpc.Key) of the fresh token: a client
+// may write it back escaped otherwise ("mcp-simple-aggregator\/1"). It
+// returns params unchanged, and no key, when there is no token.
 func (rt *relayTables) remapProgressToken(c *child, params []byte) ([]byte, string) {
 	meta, ok := jsonrpc.Member(params, "_meta")
 	if !ok {
@@ -238,18 +240,20 @@ func (rt *relayTables) remapProgressToken(c *child, params []byte) ([]byte, stri
 	if err != nil {
 		return params, ""
 	}
-	rt.progress.add(string(ours), progressRoute{child: c, token: string(token)})
-	return newParams, string(ours)
+	key := jsonrpc.Key(ours)
+	rt.progress.add(key, progressRoute{child: c, token: string(token)})
+	return newParams, key
 }
 
 // progressFromClient passes the client's progress on a child's request back
-// to that child under the child's own token.
+// to that child under the child's own token, as the child wrote it; the
+// client's token is found by its value, however the client wrote it.
 func (rt *relayTables) progressFromClient(params []byte) {
 	token, ok := jsonrpc.Member(params, "progressToken")
 	if !ok {
 		return
 	}
-	r, ok := rt.progress.get(string(token))
+	r, ok := rt.progress.get(jsonrpc.Key(token))
 	if !ok {
 		rt.log.Debugf("client progress for unknown token %s dropped", token)
 		return

@@ -140,7 +140,7 @@ func (a *Aggregator) clientCancelled(params []byte) {
 	if !ok {
 		return
 	}
-	if c, ok := a.client.inflight.get(idKey(id)); ok {
+	if c, ok := a.client.inflight.get(jsonrpc.Key(id)); ok {
 		c.cancel(&cancelReason{reason: reason})
 	}
 }

@@ -97,7 +97,10 @@ func (rt *relayTables) sweepClientTasks(now time.Time) {
 // line to answer the child with.
 func (c *child) childTaskRequest(m *jsonrpc.Message) ([]byte, *clientTask, []byte) {
 	taskID, _ := jsonrpc.Member(m.Params, "taskId")
-	id, _ := jsonrpc.String(taskID)
+	id, isString := jsonrpc.String(taskID)
+	if !isString {
+		return nil, nil, errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+m.Method+" needs params.taskId (a string)")
+	}
 	t, ok := c.host.relay.clientTasks.byID.get(id)
 	if !ok || t.child != c {
 		msg := "Invalid params: unknown task " + strconv.Quote(id)
@@ -133,8 +136,8 @@ func (r *childRequest) clientAnswer(result []byte) []byte {
 // to a request the child tied to its task).
 func (rt *relayTables) relatedToChild(c *child, msg []byte) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
-		key, _ := jsonrpc.String(id)
-		if t, ok := rt.tasks.byID.get(key); ok && t.child == c {
+		key, isString := jsonrpc.String(id)
+		if t, ok := rt.tasks.byID.get(key); ok && isString && t.child == c {
 			return t.childID, true
 		}
 		return nil, false
@@ -150,8 +153,8 @@ func (rt *relayTables) childsClientTasks(c *child, result []byte) []byte {
 	var kept [][]byte
 	for _, it := range items {
 		clientID, _ := jsonrpc.Member(it, "taskId")
-		key, _ := jsonrpc.String(clientID)
-		if t, ok := rt.clientTasks.byID.get(key); ok && t.child == c {
+		key, isString := jsonrpc.String(clientID)
+		if t, ok := rt.clientTasks.byID.get(key); ok && isString && t.child == c {
 			kept = append(kept, it)
 		}
 	}
@@ -162,9 +165,9 @@ func (rt *relayTables) childsClientTasks(c *child, result []byte) []byte {
 // runs for a child: to that child only, as it is.
 func (rt *relayTables) clientTaskStatus(params []byte) {
 	clientID, _ := jsonrpc.Member(params, "taskId")
-	key, _ := jsonrpc.String(clientID)
+	key, isString := jsonrpc.String(clientID)
 	t, ok := rt.clientTasks.byID.get(key)
-	if !ok {
+	if !ok || !isString {
 		rt.log.Debugf("client status of unknown task %s dropped", clientID)
 		return
 	}

@@ -265,24 +265,6 @@ func TestCheckQuotesWhatIsNotPrintable(t *testing.T) {
 	}
 }
 
-func TestIDKey(t *testing.T) {
-	for _, same := range [][]string{
-		{`"A"`, `"\u0041"`}, {`7`, `7.0`, `7e0`, `70e-1`, `0.7E1`}, {`0`, `-0`, `0.0`, `-0.0`}, {`"c1"`, `"\u0063\u0031"`},
-		{`9007199254740993`}, {`1.5`, `15e-1`}, {`1e16`, `10000000000000000`}, {`-2E2`, `-200`},
-	} {
-		for _, id := range same[1:] {
-			if idKey([]byte(id)) != idKey([]byte(same[0])) {
-				t.Errorf("ids %s and %s have keys %q and %q", same[0], id, idKey([]byte(same[0])), idKey([]byte(id)))
-			}
-		}
-	}
-	for _, differ := range [][2]string{{`"7"`, `7`}, {`9007199254740993`, `9007199254740992`}, {`1.5`, `1`}, {`null`, `"null"`}} {
-		if idKey([]byte(differ[0])) == idKey([]byte(differ[1])) {
-			t.Errorf("ids %s and %s share the key %q", differ[0], differ[1], idKey([]byte(differ[0])))
-		}
-	}
-}
-
 // Ids equal in JSON but written differently are one id: a cancel naming
 // "\u0063\u0031" cancels "c1", and 7.0 is in use while 7 is.
 func TestIDsWrittenDifferentlyAreOneID(t *testing.T) {

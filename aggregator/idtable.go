@@ -12,6 +12,13 @@ import (
 // answer, its cancel, or the end of either peer (take, remove, takeAll),
 // and whoever took it finishes it: answers, tells the other side, forgets
 // what else it held. Nothing is called with the table's lock held.
+//
+// Its keys are ids as JSON values, never the bytes a peer wrote, so that
+// an id written another way ("a\/b" for "a/b", 7.0 for 7) finds its entry
+// and an id in use is refused however it is written: jsonrpc.Key of a
+// request id or progress token; the decoded text of a task id or a
+// requestState, which are strings (a task id that is not a string finds
+// no task: the number 0 is not the task "").
 type idTable[E comparable] struct {
 	mu   sync.Mutex // protects the fields below
 	m    map[string]E

@@ -342,7 +342,7 @@ func (x *exchange) followProgress(c *call) {
 		return
 	}
 	c.progressAt, c.progressAs = from, to // before c is in the table, where the child's reader finds it
-	if !x.c.progress.add(tokenKey(from), c) {
+	if !x.c.progress.add(jsonrpc.Key(from), c) {
 		c.progressAt, c.progressAs = nil, nil
 	}
 }

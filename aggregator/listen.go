@@ -211,7 +211,7 @@ func (s *listenSet) listenAt(l *listen, c *child, uris []string) {
 		if s.byChild[c] == nil {
 			s.byChild[c] = make(map[string]*listen)
 		}
-		s.byChild[c][idKey(id)] = l
+		s.byChild[c][jsonrpc.Key(id)] = l
 	}
 }
 
@@ -257,7 +257,7 @@ func (s *listenSet) remove(l *listen) {
 	defer s.mu.Unlock()
 	s.open = slices.DeleteFunc(s.open, func(x *listen) bool { return x == l })
 	for _, cl := range l.atChildren {
-		delete(s.byChild[cl.c], idKey(cl.id))
+		delete(s.byChild[cl.c], jsonrpc.Key(cl.id))
 		cl.c.conn.Cancel(cl.id, nil)
 	}
 	for _, cu := range l.subscribed {
@@ -298,7 +298,7 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 func (s *listenSet) updatedBySubscription(up notifier, c *child, params []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if l, ok := s.byChild[c][idKey(eras.SubscriptionID(params))]; ok && !l.c.isCancelled() {
+	if l, ok := s.byChild[c][jsonrpc.Key(eras.SubscriptionID(params))]; ok && !l.c.isCancelled() {
 		up.Notify("notifications/resources/updated", l.stamp(params))
 	}
 }

@@ -156,7 +156,7 @@ func (a *Aggregator) forward(c *call, t target) {
 	if !send {
 		return
 	}
-	if c.p.progressTo != nil && !t.child.progress.add(tokenKey(c.p.progressTo), c) {
+	if c.p.progressTo != nil && !t.child.progress.add(jsonrpc.Key(c.p.progressTo), c) {
 		// The client reused the token of a call still in flight to this
 		// child: that call's entry lets the progress up, and only it may
 		// remove the entry.

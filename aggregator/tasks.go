@@ -22,12 +22,16 @@ import (
 // way down, wherever a task id travels.
 //
 // A mapping lasts as long as the child keeps the task: until the task's
-// ttl has run out, the child answers that it no longer knows it (-32602),
-// or the child is gone (deadTaskGrace later). A child's table holds at
-// most maxTasksPerServer tasks: past it, the oldest finished tasks (then,
-// if need be, the oldest running ones) are forgotten, a few at a time, and
-// a later use of one of their ids gets an error naming the server and the
-// bound.
+// ttl has run out (unless the child listed it in its latest tasks/list:
+// it keeps it still), the child answers that it no longer knows it
+// (-32602), or the child is gone (deadTaskGrace later). A child's table
+// holds at most maxTasksPerServer tasks: past it, the tasks the child no
+// longer keeps (missing from a whole tasks/list of it) are forgotten
+// first; else the oldest finished tasks (then, if need be, the oldest
+// running ones), a few at a time, and a later use of one of their ids gets
+// an error naming the server and the bound. A tasks/list shows every task
+// the child lists, but for this: past the bound, it leaves out unknown
+// finished tasks instead of churning ids (listedTask).
 
 // relatedTask is the _meta key that ties a message to a task.
 const relatedTask = "io.modelcontextprotocol/related-task"
@@ -42,6 +46,8 @@ type task struct {
 	// createdAt and ttl are the task's, as the child gave them, for the
 	// status the client is sent when the child dies.
 	createdAt, ttl []byte
+
+	listed atomic.Int64 // the last of its child's tasks/list passes that listed it (taskListing)
 
 	mu       sync.Mutex // protects terminal
 	terminal bool       // completed, failed or cancelled
@@ -88,6 +94,7 @@ func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*
 	if ms, err := strconv.ParseFloat(string(t.ttl), 64); err == nil && ms >= 0 {
 		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
 	}
+	rt.maybeSweepTasks() // before t is in: a ttl of 0 does not end t before its id is given
 	if !c.tasks.add(key, t) {
 		t, _ = c.tasks.get(key) // registered meanwhile
 		return t, t != nil
@@ -96,7 +103,6 @@ func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*
 	if c.tasks.len() > maxTasksPerServer {
 		rt.makeRoom(c)
 	}
-	rt.maybeSweepTasks()
 	return t, true
 }
 
@@ -116,14 +122,16 @@ func (rt *relayTables) forgetTask(t *task) {
 	}
 }
 
-// sweepTasks forgets the tasks whose ttl has run out, of both tables.
+// sweepTasks forgets the tasks whose ttl has run out, of both tables, but
+// for those their server listed in its latest tasks/list pass: a server
+// may keep a task past its ttl, and one it lists it still keeps.
 func (rt *relayTables) sweepTasks(now time.Time) {
 	if !rt.tasks.sweeping.TryLock() {
 		return
 	}
 	defer rt.tasks.sweeping.Unlock()
 	for _, t := range rt.tasks.byID.all() {
-		if !t.expires.IsZero() && now.After(t.expires) {
+		if !t.expires.IsZero() && now.After(t.expires) && !t.child.listing.listedLast(t) {
 			rt.forgetTask(t)
 		}
 	}
@@ -285,8 +293,8 @@ func (c *call) forgetIfUnknown(errObj []byte) {
 // server B must not reach the client tied to A's task).
 func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
-		key, _ := jsonrpc.String(id)
-		if t, ok := c.tasks.get(key); ok {
+		key, isString := jsonrpc.String(id)
+		if t, ok := c.tasks.get(key); ok && isString {
 			return jsonrpc.AppendString(nil, t.id), true
 		}
 		rt.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
@@ -324,7 +332,11 @@ func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bo
 // for a task that is never created, it is dropped.
 func (c *child) taskStatus(params []byte) {
 	childID, _ := jsonrpc.Member(params, "taskId")
-	key, _ := jsonrpc.String(childID)
+	key, ok := jsonrpc.String(childID)
+	if !ok { // no task's: task ids are strings, and 0 is not ""
+		c.host.log.Debugf("server %q: status of task %s, which is not a string, dropped", c.key, childID)
+		return
+	}
 	t, ok := c.tasks.get(key)
 	if !ok {
 		if !c.heldStatuses.hold(key, params) {

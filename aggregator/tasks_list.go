@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -34,8 +35,11 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 			continue
 		}
 		var params []byte
+		pass := ch.listing.at()
 		if childCursor != nil {
 			params = append(append([]byte(`{"cursor":`), childCursor...), '}')
+		} else {
+			pass = ch.listing.begin(a.relay.tasks.seq.Load())
 		}
 		resp, err := ch.call(ctx, "tasks/list", params)
 		if ctx.Err() != nil {
@@ -48,7 +52,7 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
 			continue
 		}
-		page, next, err := a.childTaskPage(ch, resp)
+		page, next, err := a.relay.childTaskPage(ch, resp, pass)
 		if err != nil {
 			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
 			continue
@@ -61,37 +65,164 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 	return c.result([]byte(`{"tasks":[]}`))
 }
 
-// childTaskPage maps one page of a child's tasks/list to the aggregator's
-// ids and returns its entries and the child's next cursor. A task the
-// aggregator does not know (one created before a restart of the client's
-// session, or forgotten to make room) is registered: the child keeps it,
-// so the client can use it; but a finished one is left out while the
-// child's table is full, so that listing a server that keeps more than
-// maxTasksPerServer tasks does not push out, page after page, the tasks
-// it listed before (which would come back under new ids).
-func (a *Aggregator) childTaskPage(ch *child, resp *jsonrpc.Message) ([][]byte, []byte, error) {
+// childTaskPage maps one page of a child's tasks/list, of its listing pass
+// pass, to the aggregator's ids and returns its entries and the child's
+// next cursor. The client sees every task the child lists, as directly:
+// one the aggregator maps under its id; one it does not (created before
+// the client's session, forgotten to make room, or past its ttl) under a
+// new id, registered (listedTask). The tasks of the page the aggregator
+// maps are marked listed first, so that none of them is taken for one the
+// child no longer keeps when room is made for another; an entry whose task
+// was forgotten all the same before the page was done (a running task
+// makes room) is left out: its id would be unknown already.
+func (rt *relayTables) childTaskPage(ch *child, resp *jsonrpc.Message, pass int64) ([][]byte, []byte, error) {
 	items, err := ch.listEntries(resp, "tasks/list", "tasks")
 	if err != nil {
 		return nil, nil, err
 	}
-	var page [][]byte
-	for _, it := range items {
-		childID, _ := jsonrpc.Member(it, "taskId")
-		key, _ := jsonrpc.String(childID)
-		t, known := ch.tasks.get(key)
-		if !known && (!isTerminal(statusOf(it)) || ch.tasks.len() < maxTasksPerServer) {
-			t, known = a.relay.registerTask(ch, childID, it)
-		}
-		if known {
-			t.markTerminal(statusOf(it))
-			page = append(page, setTaskID(it, t.id))
+	ts := make([]*task, len(items))
+	for i, it := range items {
+		if key, ok := taskIDMember(it); ok {
+			if t, known := ch.tasks.get(key); known {
+				t.listed.Store(pass)
+				ts[i] = t
+			}
 		}
 	}
 	next, ok := jsonrpc.Member(resp.Result, "nextCursor")
 	if !ok || string(next) == "null" {
 		next = nil
+		ch.listing.finish(pass) // its last page: the child lists no other task
+	}
+	for i, it := range items {
+		if ts[i] == nil {
+			ts[i] = rt.listedTask(ch, it, pass)
+		}
+		if ts[i] != nil {
+			ts[i].markTerminal(statusOf(it))
+		}
+	}
+	var page [][]byte
+	for i, t := range ts {
+		if t != nil && rt.mapped(t) {
+			page = append(page, setTaskID(items[i], t.id))
+		}
 	}
 	return page, next, nil
+}
+
+// listedTask registers a task a child lists that the aggregator does not
+// map, and returns it; nil when the task is left out. When the child's
+// table is full, room is made first from the tasks the child no longer
+// keeps (forgetGone); only when there are none, every task in the table is one
+// the child still lists, or one created since, and:
+//   - a running task still comes in, and the oldest finished task goes
+//     (makeRoom), as for a task the client creates;
+//   - a finished task is left out. Only here does the bound
+//     (maxTasksPerServer) keep a task the child lists from the client: it
+//     lists more than the bound, and taking room from the tasks it listed
+//     would push them out one listing after another, each coming back
+//     under a new id (the client's ids would churn instead of staying).
+func (rt *relayTables) listedTask(ch *child, it []byte, pass int64) *task {
+	full := ch.tasks.len() >= maxTasksPerServer
+	if full && rt.forgetGone(ch) == 0 && isTerminal(statusOf(it)) {
+		return nil
+	}
+	childID, _ := jsonrpc.Member(it, "taskId")
+	t, ok := rt.registerTask(ch, childID, it)
+	if !ok {
+		return nil
+	}
+	t.listed.Store(pass)
+	return t
+}
+
+// taskIDMember returns the taskId of a Task object, decoded: the key of
+// the task in its child's table. ok is false when it has none that is a
+// string.
+func taskIDMember(obj []byte) (string, bool) {
+	raw, _ := jsonrpc.Member(obj, "taskId")
+	return jsonrpc.String(raw)
+}
+
+// mapped reports whether the task is still known under its id.
+func (rt *relayTables) mapped(t *task) bool {
+	cur, ok := rt.tasks.byID.get(t.id)
+	return ok && cur == t
+}
+
+// taskListing follows a child's tasks/list passes, each from its first
+// page to its last, to tell the tasks the child still keeps from those it
+// no longer does: the spec has every task a requestor may tasks/get in
+// its tasks/list, so a task missing from a whole pass that began after it
+// was registered is gone from the child.
+type taskListing struct {
+	mu       sync.Mutex // protects the fields below
+	current  listPass   // the latest pass begun
+	done     listPass   // the latest pass that reached its last page
+	noneGone int64      // done.n once forgetGone found no task gone by it
+}
+
+// listPass is one tasks/list pass of a child.
+type listPass struct {
+	n     int64 // counts the passes begun, from 1
+	lastT int64 // the last task registered (taskTable.seq) when it began
+}
+
+// begin begins a pass after task lastT, and returns its number.
+func (l *taskListing) begin(lastT int64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.current = listPass{n: l.current.n + 1, lastT: lastT}
+	return l.current.n
+}
+
+// at returns the number of the pass under way (0: none began).
+func (l *taskListing) at() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.current.n
+}
+
+// finish records that pass n reached its last page, unless a later pass
+// has begun meanwhile.
+func (l *taskListing) finish(n int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n == l.current.n {
+		l.done = l.current
+	}
+}
+
+// whole returns the latest pass that reached its last page, and whether
+// forgetGone found no task gone in it already.
+func (l *taskListing) whole() (listPass, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.done, l.done.n == 0 || l.noneGone == l.done.n
+}
+
+// noneGoneIn records that no task of the child is gone by pass p (the tasks
+// gone by one pass only ever become fewer).
+func (l *taskListing) noneGoneIn(p listPass) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.noneGone = p.n
+}
+
+// lacks reports whether the whole pass p shows that the child no longer
+// keeps t: it began after t was registered, and did not list it.
+func (p listPass) lacks(t *task) bool {
+	return p.n > 0 && t.seq <= p.lastT && t.listed.Load() < p.n
+}
+
+// listedLast reports whether the child listed t in its latest pass, whole
+// or under way.
+func (l *taskListing) listedLast(t *task) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := t.listed.Load()
+	return n > 0 && (n == l.current.n || n == l.done.n)
 }
 
 // taskListResult builds the page, with a cursor to go on from child idx of

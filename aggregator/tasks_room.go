@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -15,9 +16,13 @@ import (
 // for the tests.)
 var maxTasksPerServer = 4096
 
-// makeRoom forgets the oldest eighth of the child's tasks, finished ones
-// first, and remembers their ids for the error a later use of them gets.
+// makeRoom forgets the tasks the child no longer keeps, if it can
+// (forgetGone); else the oldest eighth of its tasks, finished ones first,
+// and remembers their ids for the error a later use of them gets.
 func (rt *relayTables) makeRoom(c *child) {
+	if rt.forgetGone(c) > 0 {
+		return
+	}
 	ts := c.tasks.all()
 	slices.SortFunc(ts, func(x, y *task) int {
 		if tx, ty := x.isTerminal(), y.isTerminal(); tx != ty {
@@ -33,6 +38,35 @@ func (rt *relayTables) makeRoom(c *child) {
 		rt.tasks.evicted.add(t.id, c.key)
 	}
 	rt.log.Debugf("server %q: more than %d tasks known; the oldest %d forgotten", c.key, maxTasksPerServer, max(len(ts)/8, 1))
+}
+
+// forgetGone forgets up to an eighth of the bound of the child's tasks
+// that the child no longer keeps, as its latest whole tasks/list pass
+// shows (taskListing), the oldest first, and returns how many it forgot.
+// A later use of their ids gets the error of a task its server no longer
+// knows.
+func (rt *relayTables) forgetGone(c *child) int {
+	pass, noneGone := c.listing.whole()
+	if noneGone {
+		return 0
+	}
+	var gone []*task
+	for _, t := range c.tasks.all() {
+		if pass.lacks(t) {
+			gone = append(gone, t)
+		}
+	}
+	if len(gone) == 0 {
+		c.listing.noneGoneIn(pass)
+		return 0
+	}
+	slices.SortFunc(gone, func(x, y *task) int { return cmp.Compare(x.seq, y.seq) })
+	gone = gone[:min(len(gone), max(maxTasksPerServer/8, 1))]
+	for _, t := range gone {
+		rt.forgetTask(t)
+	}
+	rt.log.Debugf("server %q: %d tasks it no longer lists forgotten to make room", c.key, len(gone))
+	return len(gone)
 }
 
 // evictedTasks remembers, for the error a later use gets, the ids of the

@@ -273,9 +273,22 @@ func (c *Conn) takeN(n int64) (Waiter, bool) {
 	return w, ok
 }
 
-// ownID reads an id of the kind Go sends: a positive decimal integer,
-// written plainly.
+// ownID reads an id of the kind Go sends, a positive decimal integer, as
+// a JSON value (Key): a peer that writes 7 as 7.0 or 7e0 answers the call
+// 7; the string "7" is another id.
 func ownID(id []byte) (int64, bool) {
+	if n, ok := plainOwnID(id); ok {
+		return n, true
+	}
+	k, ok := numberKey(trimSpace(id))
+	if !ok {
+		return 0, false
+	}
+	return plainOwnID([]byte(k[1:])) // "n7"
+}
+
+// plainOwnID reads an id of the kind Go sends written as Go writes it.
+func plainOwnID(id []byte) (int64, bool) {
 	if len(id) == 0 || len(id) > 18 || id[0] < '1' || id[0] > '9' {
 		return 0, false
 	}

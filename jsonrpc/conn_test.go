@@ -172,8 +172,8 @@ func TestUnmatched(t *testing.T) {
 	}{
 		{"unknown id", `{"jsonrpc":"2.0","id":999,"result":{"x" : 1}}`, `999`, raw(`{"x" : 1}`), absent},
 		{"string id of a number", `{"jsonrpc":"2.0","id":"1","result":0}`, `"1"`, raw(`0`), absent},
-		{"other spelling of the number", `{"jsonrpc":"2.0","id":1.0,"result":0}`, `1.0`, raw(`0`), absent},
-		{"exponent", `{"jsonrpc":"2.0","id":1e0,"result":0}`, `1e0`, raw(`0`), absent},
+		{"a fraction", `{"jsonrpc":"2.0","id":1.5,"result":0}`, `1.5`, raw(`0`), absent},
+		{"another number's spelling", `{"jsonrpc":"2.0","id":0.1e2,"result":0}`, `0.1e2`, raw(`0`), absent},
 		{"negative", `{"jsonrpc":"2.0","id":-1,"result":0}`, `-1`, raw(`0`), absent},
 		{"too long to be ours", `{"jsonrpc":"2.0","id":1000000000000000000001,"result":0}`, `1000000000000000000001`, raw(`0`), absent},
 		{"null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, `null`,
@@ -201,6 +201,34 @@ func TestUnmatched(t *testing.T) {
 	p.mustSend(`{"jsonrpc":"2.0","id":1,"result":"again"}` + "\n")
 	if m := await(t, unmatched, "Unmatched"); string(m.Result) != `"again"` {
 		t.Errorf("Unmatched got %s, want the second answer", m.Result)
+	}
+}
+
+// An answer's id is compared as a JSON value: a peer that writes the id 1
+// as 1.0 or 1e0 answers the call 1, and the answer keeps the peer's
+// bytes; the string "3" answers no call 3.
+func TestAnswerIDsAreJSONValues(t *testing.T) {
+	unmatched := make(chan *Message, 10)
+	p := newFakePeer(t, Options{Unmatched: func(m *Message) { unmatched <- m }}, nil)
+	for i, id := range []string{`1.0`, `2e0`, `30E-1`, `4.000e0`} {
+		res := goCall(context.Background(), p.conn, "m", nil)
+		p.mustReadLine()
+		p.mustSend(`{"jsonrpc":"2.0","id":` + id + `,"result":"ok"}` + "\n")
+		r := await(t, res, fmt.Sprintf("the answer of call %d under id %s", i+1, id))
+		if r.err != nil {
+			t.Fatalf("call %d: %v", i+1, r.err)
+		}
+		checkRaw(t, "ID", nil, r.m.ID, raw(id))
+	}
+	res := goCall(context.Background(), p.conn, "m", nil)
+	p.mustReadLine()
+	p.mustSend(`{"jsonrpc":"2.0","id":"5","result":"no"}` + "\n")
+	if m := await(t, unmatched, "Unmatched"); string(m.ID) != `"5"` {
+		t.Errorf("Unmatched got id %s, want the string \"5\"", m.ID)
+	}
+	p.mustSend(`{"jsonrpc":"2.0","id":5,"result":"yes"}` + "\n")
+	if r := await(t, res, "call 5"); r.err != nil || string(r.m.Result) != `"yes"` {
+		t.Errorf("call 5 = %+v, want the answer under the number 5", r)
 	}
 }
 

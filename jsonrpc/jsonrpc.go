@@ -10,7 +10,10 @@
 // A Conn reads one message per line (of any length, or up to
 // Options.MaxLineSize: a longer line is read by, not stored), correlates the
 // answers to its own requests by id, and hands every request and notification
-// of the peer to a handler. Parse validates a line and finds its members in
+// of the peer to a handler. Ids are compared as JSON values, never as bytes:
+// Key is the one key of an id (or any string or number that names
+// something), under which every table of ids is to be looked up, while the
+// bytes a peer wrote are what goes back to it. Parse validates a line and finds its members in
 // one pass of its own scanner (valid.go), which accepts exactly what
 // encoding/json.Valid accepts. The hooks of a Conn only ever see valid UTF-8:
 // a line with invalid UTF-8 is rewritten first, each invalid byte becoming
