@@ -389,6 +389,7 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 			Env:      append(s.Environ(os.Environ()), chain.Env()),
 			Stderr:   log,
 			Watchdog: watchdog,
+			Dir:      s.Dir,
 			FoundIn:  found.of(s),
 		})
 		if err != nil {
