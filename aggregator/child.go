@@ -41,7 +41,8 @@ type child struct {
 	inited  chan struct{} // closed once initialize was answered or failed
 	ready   chan struct{} // closed once running with lists fetched, or failed
 	once    struct{ inited, ready, start sync.Once }
-	quiet   atomic.Bool // started by a reload, which announces its lists itself
+	quiet   atomic.Bool              // started by a reload, which announces its lists itself
+	view    atomic.Pointer[toolView] // what its entry exposes of its tools (filter.go); a reload may swap it
 
 	proc   Process       // set before spawned closes; nil if spawn failed
 	conn   *jsonrpc.Conn // likewise
@@ -77,7 +78,7 @@ type child struct {
 }
 
 func newChild(host *childHost, s config.Server) *child {
-	return &child{
+	c := &child{
 		host: host, key: s.Key, server: s,
 		spawned: make(chan struct{}),
 		inited:  make(chan struct{}),
@@ -91,6 +92,8 @@ func newChild(host *childHost, s config.Server) *child {
 			"notifications/resources/list_changed": {},
 		},
 	}
+	c.view.Store(newToolView(s.Tools))
+	return c
 }
 
 // spawn starts the process and its connection.

@@ -12,9 +12,10 @@ type registry struct {
 	naming        naming.Scheme
 	toolsResult   []byte // {"tools":[...]}
 	tools         map[string]route
-	toolNames     []listedName // every tool, in config order
-	promptNames   []listedName // every prompt, in config order
-	promptsResult []byte       // {"prompts":[...]}
+	hiddenTools   map[string]string // the name a hidden tool would have -> its server's key (filter.go)
+	toolNames     []listedName      // every tool, in config order
+	promptNames   []listedName      // every prompt, in config order
+	promptsResult []byte            // {"prompts":[...]}
 	prompts       map[string]route
 }
 
@@ -36,13 +37,21 @@ func (a *Aggregator) rebuild() {
 	defer a.regMu.Unlock()
 	r := &registry{naming: a.naming, tools: make(map[string]route), prompts: make(map[string]route)}
 	var tools, prompts []registered
+	var hidden []naming.Entry
 	for _, c := range a.children() {
 		ts, ps, running := c.named()
 		if running {
-			tools = appendRegistered(tools, c, ts)
+			v := c.toolView()
+			a.warnUnknownTools(c, v, ts)
+			shown, hid := v.exposedTools(ts)
+			for _, h := range hid {
+				hidden = append(hidden, naming.Entry{Key: c.key, Name: h.name})
+			}
+			tools = appendRegistered(tools, c, shown)
 			prompts = appendRegistered(prompts, c, ps)
 		}
 	}
+	r.hiddenTools = hiddenNames(a.naming, hidden)
 	var toolList, promptList [][]byte
 	pinned := a.pinned
 	if pinned.naming != a.naming {
@@ -123,7 +132,7 @@ func (a *Aggregator) warnOnce(what, format string, args ...any) {
 // name keeps its escapes as the child wrote them.
 func (e namedEntry) listedAs(prefix, name string) []byte {
 	var token []byte
-	if name == prefix+e.name {
+	if name == prefix+e.name && !e.renamed {
 		token = jsonrpc.AppendString(nil, prefix)
 		token = append(token[:len(token)-1], e.rawName[1:]...) // `"KEY:` + `name"`
 	} else {
