@@ -115,7 +115,10 @@ type Options struct {
 	// means DefaultServerNameLen.
 	ServerNameLen int
 	Servers       []config.Server
-	Log           *Logger
+	// Skipped are the config's entries that are not stdio servers, which
+	// Check shows as skipped.
+	Skipped []config.Skipped
+	Log     *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
 	// MaxMessageSize bounds one message, in bytes: a longer line of the

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -131,4 +132,31 @@ func hiddenNames(n naming.Scheme, hidden []naming.Entry) map[string]string {
 		m[as.Name] = hidden[i].Key
 	}
 	return m
+}
+
+// checked returns the exposed names of the child's tools (its own names,
+// in its order), and says what the entry hides and renames, for --check:
+// "hides delete_repo, fork; renames read_file to cat", or "".
+func (v *toolView) checked(tools []string) (exposed []string, what string) {
+	var hidden, renamed []string
+	for _, t := range tools {
+		name, ok := v.expose(t)
+		switch {
+		case !ok:
+			hidden = append(hidden, shown(t))
+		case name != t:
+			renamed = append(renamed, shown(t)+" to "+shown(name))
+			exposed = append(exposed, name)
+		default:
+			exposed = append(exposed, name)
+		}
+	}
+	var parts []string
+	if len(hidden) > 0 {
+		parts = append(parts, fmt.Sprintf("hides %d: %s", len(hidden), strings.Join(hidden, ", ")))
+	}
+	if len(renamed) > 0 {
+		parts = append(parts, "renames "+strings.Join(renamed, ", "))
+	}
+	return exposed, strings.Join(parts, "; ")
 }

@@ -270,6 +270,8 @@ type checkReport struct {
 	clients    map[string]map[string]string // tool -> client label -> the name that client gets, where it differs
 	strictNote string
 	problems   []string
+	exposure   []string // what each entry hides and renames
+	skipped    []string // the entries skipped, and why
 }
 
 func parseCheck(t *testing.T, out string) checkReport {
@@ -288,6 +290,14 @@ func parseCheck(t *testing.T, out string) checkReport {
 			section = "tools"
 		case line == "Problems:":
 			section = "problems"
+		case line == "Exposed as the config says:":
+			section = "exposure"
+		case strings.HasPrefix(line, "Skipped "):
+			section = "skipped"
+		case section == "exposure":
+			r.exposure = append(r.exposure, strings.TrimSpace(line))
+		case section == "skipped":
+			r.skipped = append(r.skipped, strings.TrimSpace(line))
 		case strings.HasPrefix(line, "Strict clients "):
 			r.strictNote = line
 		case section == "table":
