@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -247,5 +248,30 @@ func TestFilterHidesToolsFromApps(t *testing.T) {
 	}
 	if got := callTool(h, 4, "delete"); !strings.Contains(got, `"error"`) || reached.Load() {
 		t.Errorf("delete (hidden) answered %s; reached the server: %v", got, reached.Load())
+	}
+}
+
+// --check initializes every server with the capabilities clients declare,
+// so that it lists what a client would see, and shows what each entry
+// hides and renames, and the entries skipped.
+func TestCheckDeclaresCapabilitiesAndShowsFilters(t *testing.T) {
+	f := newFleet()
+	var out strings.Builder
+	a := New(Options{Start: f.start, Servers: []config.Server{
+		filtered(t, "a", `"excludeTools": ["x"], "exposedTools": [{"original": "y", "exposed": "why"}, "x"]`, "x", "y", "z"),
+	}, Skipped: []config.Skipped{{Key: "web", Why: "a remote server"}}})
+	if !a.Check(context.Background(), &out) {
+		t.Fatalf("Check failed:\n%s", out.String())
+	}
+	f.mu.Lock()
+	caps := f.inits["a"]
+	f.mu.Unlock()
+	if caps != checkCapabilities {
+		t.Errorf("--check initialized the server with capabilities %s, want %s", caps, checkCapabilities)
+	}
+	for _, want := range []string{"\n  a:why\n", "Tools (1):", "  a: hides 2: x, z; renames y to why\n", "web     skipped", "  web: a remote server\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--check output lacks %q:\n%s", want, out.String())
+		}
 	}
 }
