@@ -25,7 +25,9 @@ func TestNamesWarningSaysWhat(t *testing.T) {
 			`warning: tool names changed for client "some-client": 1 told apart by a hash; --debug lists them`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.opts.Start = func(s config.Server) (Process, error) { return startFake(toolServer(`{"name":"` + tt.tools[s.Key] + `"}`)), nil }
+			tt.opts.Start = func(s config.Server) (Process, error) {
+				return startFake(toolServer(`{"name":"` + tt.tools[s.Key] + `"}`)), nil
+			}
 			h := serveOptions(t, tt.opts, tt.keys...)
 			listedTools(t, h, tt.client)
 			log := h.logged()
