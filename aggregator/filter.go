@@ -117,7 +117,7 @@ func (a *Aggregator) warnUnknownTools(c *child, v *toolView, tools []namedEntry)
 			closest = fmt.Sprintf("the closest it offers is %q", near)
 		}
 		a.warnOnce("filter\x00"+c.key+"\x00"+r.Where+"\x00"+r.Name,
-			"server %q: %s: %q is not a tool of this server (%s)", c.key, r.Where, r.Name, closest)
+			"server %q: %s: %q is not a tool of this server (%s; see README.md#choose-what-each-server-offers)", c.key, r.Where, r.Name, closest)
 	}
 }
 

@@ -50,7 +50,7 @@ func TestConfigDialects(t *testing.T) {
 		t.Errorf("a:echo (renamed) answered %s", m.line)
 	}
 	s.waitStderr(`mcpServers.web: skipped: a remote server ("type": "http")`)
-	s.waitStderr(`server "b": mcpServers.b.disabledTools[0]: "ecko" is not a tool of this server (the closest it offers is "echo")`)
+	s.waitStderr(`server "b": mcpServers.b.disabledTools[0]: "ecko" is not a tool of this server (the closest it offers is "echo"; see README.md#choose-what-each-server-offers)`)
 	if n := strings.Count(s.stderrText(), "mcpServers.web"); n != 1 {
 		t.Errorf("%d warnings of the remote entry, want 1:\n%s", n, s.stderrText())
 	}
