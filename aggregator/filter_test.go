@@ -59,7 +59,7 @@ func (f *toolFleet) called() []string {
 
 // filtered is an entry of the fleet with tools (its args) and the filter
 // fields given as JSON members, read as the config package reads them.
-func filtered(t *testing.T, key, fields string, tools ...string) config.Server {
+func filtered(t testing.TB, key, fields string, tools ...string) config.Server {
 	t.Helper()
 	args, _ := jsonMarshal(tools)
 	src := fmt.Sprintf(`{"mcpServers": {%q: {"command": "fake", "args": %s, %s}}}`, key, args, fields)
@@ -83,7 +83,7 @@ func jsonMarshal(ss []string) (string, error) {
 }
 
 // filterHarness serves the entries, initialized, every child up.
-func filterHarness(t *testing.T, f *toolFleet, opts Options, entries ...config.Server) *harness {
+func filterHarness(t testing.TB, f *toolFleet, opts Options, entries ...config.Server) *harness {
 	t.Helper()
 	opts.Start = f.start
 	h := serveEntries(t, opts, entries...)

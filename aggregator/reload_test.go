@@ -102,7 +102,7 @@ func entry(key string, args ...string) config.Server {
 }
 
 // serveEntries is serveOptions with the servers given as entries.
-func serveEntries(t *testing.T, opts Options, entries ...config.Server) *harness {
+func serveEntries(t testing.TB, opts Options, entries ...config.Server) *harness {
 	t.Helper()
 	opts.Servers = entries
 	return serveOptions(t, opts)
