@@ -50,10 +50,11 @@ type Options struct {
 
 // Config is a parsed and checked configuration file.
 type Config struct {
-	Path     string    // as given to Load or Parse
-	Servers  []Server  // in file order, disabled and remote servers left out; never nil
-	Skipped  []Skipped // remote servers, left out with a warning
-	Warnings []string  // non-fatal remarks, each naming the file and a JSON path
+	Path     string     // as given to Load or Parse
+	Servers  []Server   // in file order, disabled and remote servers left out; never nil
+	Skipped  []Skipped  // remote servers, left out with a warning
+	Compound []Compound // the top-level "tools": tools that bundle servers' tools
+	Warnings []string   // non-fatal remarks, each naming the file and a JSON path
 }
 
 // Skipped is a server entry left out because it is not a stdio server.
@@ -136,7 +137,7 @@ func Parse(path string, data []byte, opts Options) (*Config, error) {
 	if len(p.problems) > 0 {
 		return nil, &Error{Path: path, Problems: p.problems}
 	}
-	cfg := &Config{Path: path, Servers: servers, Skipped: p.skipped}
+	cfg := &Config{Path: path, Servers: servers, Skipped: p.skipped, Compound: p.bundles}
 	for _, w := range p.warnings {
 		cfg.Warnings = append(cfg.Warnings, path+": "+w.String())
 	}

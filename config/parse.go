@@ -15,6 +15,7 @@ type parser struct {
 	problems []Problem
 	warnings []Problem
 	skipped  []Skipped
+	bundles  []Compound
 }
 
 func (p *parser) problem(where, format string, args ...any) {
@@ -26,6 +27,9 @@ func (p *parser) parse(top []member) []Server {
 	var raw json.RawMessage
 	found := false
 	for _, m := range top {
+		if m.name == "tools" {
+			p.bundles = p.compounds(m.value)
+		}
 		if m.name != "mcpServers" {
 			continue
 		}
@@ -57,6 +61,7 @@ func (p *parser) parse(top []member) []Server {
 			servers = append(servers, s)
 		}
 	}
+	p.checkCompounds(p.bundles, servers)
 	return servers
 }
 
