@@ -361,6 +361,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		ServerNameLen:  f.serverNameLen,
 		Servers:        cfg.Servers,
 		Skipped:        cfg.Skipped,
+		Compound:       cfg.Compound,
 		Log:            log,
 		Start:          serverStarter(chain, log, watchdog),
 	})

@@ -118,7 +118,9 @@ type Options struct {
 	// Skipped are the config's entries that are not stdio servers, which
 	// Check shows as skipped.
 	Skipped []config.Skipped
-	Log     *Logger
+	// Compound are the compound tools (compound.go).
+	Compound []config.Compound
+	Log      *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
 	// MaxMessageSize bounds one message, in bytes: a longer line of the
@@ -171,16 +173,17 @@ type Aggregator struct {
 	parked   idTable[*exchange] // calls answered input_required, by their requestState
 
 	reg        atomic.Pointer[registry]
-	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
-	pinned     pinnedNames     // names a reload keeps (registry.go)
-	naming     naming.Scheme   // how names are formed for this client
-	clientName string          // the client's clientInfo.name
-	warned     map[string]bool // name collisions already reported
-	ready      atomic.Bool     // every child has started or failed
-	readyOnce  sync.Once       // reports the names once every child is ready
-	waits      startWaits      // how long the client waits for children still starting (startup.go)
-	listedSoon atomic.Bool     // a list was answered before every child was ready
-	host       *childHost      // what the children get of the session
+	compound   atomic.Pointer[[]config.Compound] // the compound tools; a reload may swap them
+	regMu      sync.Mutex                        // serialises rebuilds; protects naming, clientName, warned and pinned
+	pinned     pinnedNames                       // names a reload keeps (registry.go)
+	naming     naming.Scheme                     // how names are formed for this client
+	clientName string                            // the client's clientInfo.name
+	warned     map[string]bool                   // name collisions already reported
+	ready      atomic.Bool                       // every child has started or failed
+	readyOnce  sync.Once                         // reports the names once every child is ready
+	waits      startWaits                        // how long the client waits for children still starting (startup.go)
+	listedSoon atomic.Bool                       // a list was answered before every child was ready
+	host       *childHost                        // what the children get of the session
 
 	life *lifetime // the session's context, its goroutines, its shutdown
 }
@@ -235,6 +238,7 @@ func New(opts Options) *Aggregator {
 		children = append(children, newChild(a.host, s))
 	}
 	a.servers.Store(&children)
+	a.compound.Store(&opts.Compound)
 	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
 	return a
 }

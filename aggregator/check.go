@@ -67,7 +67,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	}
 	tw.Flush()
 	a.writeCheckedTools(w, tools)
-	a.writeExposure(w, exposure)
+	a.writeExposure(w, append(exposure, a.checkedCompounds()...))
 	if len(problems) > 0 {
 		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
 	}

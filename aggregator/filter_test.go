@@ -20,6 +20,7 @@ import (
 type toolFleet struct {
 	mu     sync.Mutex
 	calls  []string // KEY/NAME
+	args   []string // the arguments of each call, raw
 	starts map[string]int
 }
 
@@ -43,8 +44,10 @@ func (f *toolFleet) start(s config.Server) (Process, error) {
 			answer(`{"tools":[` + strings.Join(tools, ",") + `]}`)
 		case "tools/call":
 			name, _ := jsonrpc.StringMember(m.Params, "name")
+			args, _ := jsonrpc.Member(m.Params, "arguments")
 			f.mu.Lock()
 			f.calls = append(f.calls, s.Key+"/"+name)
+			f.args = append(f.args, string(args))
 			f.mu.Unlock()
 			answer(`{"content":[{"type":"text","text":"` + s.Key + "/" + name + `"}]}`)
 		}

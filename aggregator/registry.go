@@ -12,10 +12,11 @@ type registry struct {
 	naming        naming.Scheme
 	toolsResult   []byte // {"tools":[...]}
 	tools         map[string]route
-	hiddenTools   map[string]string // the name a hidden tool would have -> its server's key (filter.go)
-	toolNames     []listedName      // every tool, in config order
-	promptNames   []listedName      // every prompt, in config order
-	promptsResult []byte            // {"prompts":[...]}
+	hiddenTools   map[string]string         // the name a hidden tool would have -> its server's key (filter.go)
+	compounds     map[string]*compoundRoute // compound tools by name (compound.go)
+	toolNames     []listedName              // every tool, in config order
+	promptNames   []listedName              // every prompt, in config order
+	promptsResult []byte                    // {"prompts":[...]}
 	prompts       map[string]route
 }
 
@@ -38,10 +39,12 @@ func (a *Aggregator) rebuild() {
 	r := &registry{naming: a.naming, tools: make(map[string]route), prompts: make(map[string]route)}
 	var tools, prompts []registered
 	var hidden []naming.Entry
+	by := offeredTools{}
 	for _, c := range a.children() {
 		ts, ps, running := c.named()
 		if running {
 			v := c.toolView()
+			by[c.key] = offered{c: c, tools: ts, view: v}
 			a.warnUnknownTools(c, v, ts)
 			shown, hid := v.exposedTools(ts)
 			for _, h := range hid {
@@ -58,6 +61,7 @@ func (a *Aggregator) rebuild() {
 		pinned = pinnedNames{}
 	}
 	toolList, r.toolNames = a.register(r.tools, "tool", tools, pinned.tools)
+	toolList = a.registerCompounds(r, toolList, by)
 	promptList, r.promptNames = a.register(r.prompts, "prompt", prompts, pinned.prompts)
 	r.toolsResult = listResult("tools", toolList)
 	r.promptsResult = listResult("prompts", promptList)

@@ -24,8 +24,9 @@ import (
 // list that changed (tools, prompts, resources), not one per server.
 // Names do not depend on which other servers run (internal/naming), so no name
 // changes because another server came or went. Reload returns when it is
-// done; one reload runs at a time.
-func (a *Aggregator) Reload(servers []config.Server) {
+// done; one reload runs at a time. compound are the config's compound
+// tools (none: there are none); a change of them restarts nothing either.
+func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound) {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
 	if a.life.isStopping() {
@@ -33,6 +34,9 @@ func (a *Aggregator) Reload(servers []config.Server) {
 	}
 	old := a.children()
 	next, added, retired, viewed := diffServers(a, old, servers)
+	if a.setCompound(compound) {
+		viewed++
+	}
 	if len(added) == 0 && len(retired) == 0 {
 		if viewed == 0 {
 			a.log.Debugf("config reloaded: no server changed")

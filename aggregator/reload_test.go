@@ -124,7 +124,13 @@ func reloadHarness(t *testing.T, f *fleet, entries ...config.Server) *harness {
 // Reload has returned.
 func reloadTo(t *testing.T, h *harness, entries ...config.Server) []string {
 	t.Helper()
-	h.a.Reload(entries)
+	return reloadToCompound(t, h, entries)
+}
+
+// reloadToCompound is reloadTo with compound tools.
+func reloadToCompound(t *testing.T, h *harness, entries []config.Server, compound ...config.Compound) []string {
+	t.Helper()
+	h.a.Reload(entries, compound...)
 	h.send(`{"jsonrpc":"2.0","id":"after-reload","method":"ping"}`)
 	var changed []string
 	for {

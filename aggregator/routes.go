@@ -18,6 +18,9 @@ import (
 // that name: an app's UI calls its server's tools by their own names.
 func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
 	r := a.reg.Load()
+	if name, ok := c.name(); ok && r.compounds[string(name)] != nil {
+		return a.routeCompound(c, r.compounds[string(name)])
+	}
 	if name, ok := c.name(); ok && r.hiddenTools[string(name)] != "" && r.tools[string(name)].child == nil {
 		return target{}, errorLine(c.id, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Tool not available: %s is hidden by the aggregator's config (server %q)", name, r.hiddenTools[string(name)]))
 	}
