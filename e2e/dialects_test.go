@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A filter hides a tool from tools/list and refuses a call to it without
@@ -116,5 +117,39 @@ func TestConfigDialectsCheck(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, `"nosuch" is not a tool of this server`) {
 		t.Errorf("no warning of nosuch:\n%s", r.stderr)
+	}
+}
+
+// Each pinned client lists a compound tool (the config's top-level
+// "tools") within its model API's rule, and the model's call through it,
+// filled as its schema and description say, reaches the subtool: the test
+// server's echo answers with the arguments it got.
+func TestRealClientsCallACompoundTool(t *testing.T) {
+	requireRealClients(t)
+	path := writeConfig(t, ts("disk"))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compound := `{"tools": {"files": {"description": "Files on disk.", "subtools": {"disk": {"tools": [{"name": "echo", "description": "Echo the input."}]}}}},`
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), "{", compound, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range realClients {
+		t.Run(c.name, func(t *testing.T) {
+			model := startModel(t, c.api, []string{"files"}, "files")
+			model.argsFor = map[string]string{"files": `{"server":"disk","tool":"echo","args":{"input":"through files"}}`}
+			run := runClient(t, c, model.url, "all", []string{realClientsAggregator(), "--config", path}, 2*time.Minute)
+			model.check(t, nil)
+			model.mu.Lock()
+			results := strings.Join(model.results, "\n")
+			model.mu.Unlock()
+			if !strings.Contains(results, "through files") {
+				t.Errorf("the call through files did not reach disk's echo: results %q", results)
+			}
+			if run.err != nil || !strings.Contains(run.stdout, model.final) {
+				t.Errorf("%s: %v; stdout:\n%s\nstderr:\n%s", c.name, run.err, run.stdout, clipText(run.stderr, 4000))
+			}
+		})
 	}
 }
