@@ -473,15 +473,23 @@ func TestCLIMissingVariableStopsBeforeAnyChildStarts(t *testing.T) {
 	}
 }
 
-func TestCLIRemoteServersAreRefused(t *testing.T) {
-	path := writeRawConfig(t, `{"mcpServers": {
+// A remote entry is skipped with one warning naming it, and the stdio
+// servers beside it are served (it stopped every server before).
+func TestCLIRemoteServersAreSkipped(t *testing.T) {
+	path := writeRawConfig(t, fmt.Sprintf(`{"mcpServers": {
   "web": {"type": "http", "url": "http://127.0.0.1:1/mcp"},
+  "alpha": {"command": %q, "args": ["-name", "alpha"]},
   "sse": {"url": "http://127.0.0.1:1/sse"}
-}}`)
-	stderr := badConfigRun(t, nil, path)
-	for _, want := range []string{"mcpServers.web.type: only stdio servers are supported", "mcpServers.sse.url: only stdio servers are supported"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+}}`, testserverBin))
+	s := start(t, "--config", path)
+	s.initialize("2025-11-25", "{}")
+	if tools := s.tools(); !slices.Contains(tools, "alpha:echo") {
+		t.Errorf("tools %q: the stdio server beside the remote ones is not served", tools)
+	}
+	for _, want := range []string{`mcpServers.web: skipped: a remote server ("type": "http")`, `mcpServers.sse: skipped: a remote server (it has a "url")`} {
+		s.waitStderr(want)
+		if n := strings.Count(s.stderrText(), want); n != 1 {
+			t.Errorf("%d warnings %q, want 1", n, want)
 		}
 	}
 }
