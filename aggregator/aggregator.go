@@ -115,12 +115,7 @@ type Options struct {
 	// means DefaultServerNameLen.
 	ServerNameLen int
 	Servers       []config.Server
-	// Skipped are the config's entries that are not stdio servers, which
-	// Check shows as skipped.
-	Skipped []config.Skipped
-	// Compound are the compound tools (compound.go).
-	Compound []config.Compound
-	Log      *Logger
+	Log           *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
 	// MaxMessageSize bounds one message, in bytes: a longer line of the
@@ -144,6 +139,12 @@ type Options struct {
 	// the child gets an error and the client a cancel; 0 means
 	// DefaultClientRequestTimeout.
 	ClientRequestTimeout time.Duration
+
+	// Skipped are the config's entries that are not stdio servers, which
+	// Check shows as skipped.
+	Skipped []config.Skipped
+	// Compound are the compound tools (compound.go).
+	Compound []config.Compound
 
 	// pacing is the clock and the wait of a server's reader (pace.go);
 	// the zero value is the real ones. Tests set it.
@@ -173,19 +174,20 @@ type Aggregator struct {
 	parked   idTable[*exchange] // calls answered input_required, by their requestState
 
 	reg        atomic.Pointer[registry]
-	compound   atomic.Pointer[[]config.Compound] // the compound tools; a reload may swap them
-	regMu      sync.Mutex                        // serialises rebuilds; protects naming, clientName, warned and pinned
-	pinned     pinnedNames                       // names a reload keeps (registry.go)
-	naming     naming.Scheme                     // how names are formed for this client
-	clientName string                            // the client's clientInfo.name
-	warned     map[string]bool                   // name collisions already reported
-	ready      atomic.Bool                       // every child has started or failed
-	readyOnce  sync.Once                         // reports the names once every child is ready
-	waits      startWaits                        // how long the client waits for children still starting (startup.go)
-	listedSoon atomic.Bool                       // a list was answered before every child was ready
-	host       *childHost                        // what the children get of the session
+	regMu      sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
+	pinned     pinnedNames     // names a reload keeps (registry.go)
+	naming     naming.Scheme   // how names are formed for this client
+	clientName string          // the client's clientInfo.name
+	warned     map[string]bool // name collisions already reported
+	ready      atomic.Bool     // every child has started or failed
+	readyOnce  sync.Once       // reports the names once every child is ready
+	waits      startWaits      // how long the client waits for children still starting (startup.go)
+	listedSoon atomic.Bool     // a list was answered before every child was ready
+	host       *childHost      // what the children get of the session
 
 	life *lifetime // the session's context, its goroutines, its shutdown
+
+	compound atomic.Pointer[[]config.Compound] // the compound tools (compound.go); a reload may swap them
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
