@@ -38,7 +38,7 @@ func followConfig(ctx context.Context, w *config.Watcher, f flags, log *aggregat
 				log.Warnf("%s", w)
 			}
 			log.Debugf("config %s read again", f.configPath)
-			agg.Reload(cfg.Servers)
+			agg.Reload(cfg.Servers, cfg.Compound...)
 		})
 	}()
 	return done

@@ -222,6 +222,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
 	case separatorGiven && f.separator == "":
 		return *f, &exitError{2, errors.New("--separator must not be empty")}
 	}
+	var err error
+	if f.configPath, err = expandHome(f.configPath); err != nil {
+		return *f, &exitError{2, err}
+	}
 	return *f, nil
 }
 
@@ -254,10 +258,7 @@ func newFlagSet() (*flags, *flag.FlagSet, *error) {
 		return err
 	})
 	value("reload-poll", func(v string) (err error) {
-		f.reloadPoll, err = time.ParseDuration(v)
-		if err == nil && f.reloadPoll < 0 {
-			err = errors.New("must not be negative (0 looks only on SIGHUP)")
-		}
+		f.reloadPoll, err = parseInterval(v)
 		return err
 	})
 	value("probe-timeout", func(v string) (err error) {
@@ -359,6 +360,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		MaxMessageSize: f.maxMessage,
 		ServerNameLen:  f.serverNameLen,
 		Servers:        cfg.Servers,
+		Skipped:        cfg.Skipped,
+		Compound:       cfg.Compound,
 		Log:            log,
 		Start:          serverStarter(chain, log, watchdog),
 		Memory:         newFileMemory(log),
@@ -390,6 +393,7 @@ func serverStarter(chain config.Chain, log *aggregator.Logger, watchdog *stdio.W
 			Env:      append(s.Environ(os.Environ()), chain.Env()),
 			Stderr:   log,
 			Watchdog: watchdog,
+			Dir:      s.Dir,
 			FoundIn:  found.of(s),
 		})
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +51,40 @@ func parseTimeout(v string) (time.Duration, error) {
 		return 0, errors.New("must be positive")
 	}
 	return d, nil
+}
+
+// parseInterval reads a duration that may be 0, such as --reload-poll's:
+// a number without a unit other than 0 gets the message of parseTimeout.
+func parseInterval(v string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f == 0 {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("needs a unit: a duration such as %ss or 1m", v)
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, errors.New("not a duration: write one such as 2s, 500ms or 1m")
+	}
+	if d < 0 {
+		return 0, errors.New("must not be negative (0 looks only on SIGHUP)")
+	}
+	return d, nil
+}
+
+// expandHome replaces a leading "~" of path ("~" alone, or "~/..."; on
+// Windows "~\..." too) by the user's home directory: a client starts the
+// aggregator without a shell, which would have done it.
+func expandHome(path string) (string, error) {
+	rest, ok := strings.CutPrefix(path, "~")
+	if !ok || rest != "" && rest[0] != '/' && rest[0] != filepath.Separator {
+		return path, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("--config %s: %w", path, err)
+	}
+	return home + rest, nil
 }
 
 // parseServerName reads --registered-as: the name the aggregator has in

@@ -146,6 +146,12 @@ type Options struct {
 	// DefaultClientRequestTimeout.
 	ClientRequestTimeout time.Duration
 
+	// Skipped are the config's entries that are not stdio servers, which
+	// Check shows as skipped.
+	Skipped []config.Skipped
+	// Compound are the compound tools (compound.go).
+	Compound []config.Compound
+
 	// pacing is the clock and the wait of a server's reader (pace.go);
 	// the zero value is the real ones. Tests set it.
 	pacing pacing
@@ -191,6 +197,8 @@ type Aggregator struct {
 	host        *childHost      // what the children get of the session
 
 	life *lifetime // the session's context, its goroutines, its shutdown
+
+	compound atomic.Pointer[[]config.Compound] // the compound tools (compound.go); a reload may swap them
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
@@ -244,6 +252,7 @@ func New(opts Options) *Aggregator {
 		children = append(children, newChild(a.host, s))
 	}
 	a.servers.Store(&children)
+	a.compound.Store(&opts.Compound)
 	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
 	return a
 }

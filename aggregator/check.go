@@ -10,18 +10,28 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 )
 
+// checkCapabilities are the capabilities Check declares, as the clients
+// users run declare them (Claude Code, VS Code): a server may offer more
+// tools to a client that can answer its requests (the reference
+// "everything" server lists 16 tools to such a client, 13 to one that
+// declares none). Check answers none of those requests: with no client,
+// each gets "method not found".
+const checkCapabilities = `{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}`
+
 // Check starts every child, initializes it as a client would (with the
-// latest protocol version and no client capabilities; a child that speaks
-// only the modern era gets server/discover instead), lists its tools and
-// writes a report to w: one row per server, then every prefixed tool name,
-// then what went wrong. It stops the children and reports whether all of
-// them started.
+// latest protocol version and checkCapabilities; a child that speaks only
+// the modern era gets server/discover instead), lists its tools and
+// writes a report to w: one row per server (a remote entry of the config
+// as skipped), every tool under the name a client gets (those its entry
+// exposes), what each entry hides and renames, then what went wrong. It
+// stops the children and reports whether all of them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
-	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy})
+	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: capabilities.ParseClient([]byte(checkCapabilities))})
 	plan := startPlan{init: a.childInitParams(eras.LatestLegacy)}
 	a.plan.Store(&plan)
 	a.awaitChildren(ctx, a.children())
@@ -30,7 +40,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tPROTOCOL\tSTARTUP\tTOOLS")
 	var tools []naming.Entry
-	var problems []string
+	var problems, exposure []string
 	for _, c := range a.children() {
 		s := c.status()
 		if s.state != stateRunning {
@@ -43,18 +53,40 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", shown(c.key), stateFailed, shown(orDash(s.version)))
 			continue
 		}
-		for _, t := range s.tools {
+		exposed, what := c.toolView().checked(s.tools)
+		for _, t := range exposed {
 			tools = append(tools, naming.Entry{Key: c.key, Name: t})
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", shown(c.key), s.state, shown(s.version), s.startup.Round(time.Millisecond).Milliseconds(), len(s.tools))
+		if what != "" {
+			exposure = append(exposure, shown(c.key)+": "+what)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", shown(c.key), s.state, shown(s.version), s.startup.Round(time.Millisecond).Milliseconds(), len(exposed))
+	}
+	for _, sk := range a.opts.Skipped {
+		fmt.Fprintf(tw, "%s\tskipped\t-\t-\t-\n", shown(sk.Key))
 	}
 	tw.Flush()
 	a.writeCheckedTools(w, tools)
+	a.writeExposure(w, append(exposure, a.checkedCompounds()...))
 	if len(problems) > 0 {
 		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
 	}
 	a.shutdown()
 	return ok
+}
+
+// writeExposure writes what each server's entry hides and renames, and
+// the entries skipped.
+func (a *Aggregator) writeExposure(w io.Writer, exposure []string) {
+	if len(exposure) > 0 {
+		fmt.Fprintf(w, "\nExposed as the config says:\n  %s\n", strings.Join(exposure, "\n  "))
+	}
+	if len(a.opts.Skipped) > 0 {
+		fmt.Fprintf(w, "\nSkipped (only stdio servers are served):\n")
+		for _, sk := range a.opts.Skipped {
+			fmt.Fprintf(w, "  %s: %s\n", shown(sk.Key), sk.Why)
+		}
+	}
 }
 
 // writeCheckedTools lists every tool under its name, as a client the

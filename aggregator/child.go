@@ -41,9 +41,10 @@ type child struct {
 	inited   chan struct{} // closed once initialize was answered or failed
 	ready    chan struct{} // closed once running with lists fetched, or failed
 	once     struct{ spawn, inited, ready, start sync.Once }
-	launched atomic.Bool     // a request needed it: its launch has begun (startup.go)
-	after    <-chan struct{} // closed once the process it replaces has stopped (a reload); nil: none
-	quiet    atomic.Bool     // started by a reload, which announces its lists itself
+	launched atomic.Bool              // a request needed it: its launch has begun (startup.go)
+	after    <-chan struct{}          // closed once the process it replaces has stopped (a reload); nil: none
+	quiet    atomic.Bool              // started by a reload, which announces its lists itself
+	view     atomic.Pointer[toolView] // what its entry exposes of its tools (filter.go); a reload may swap it
 
 	proc   Process       // set before spawned closes; nil if spawn failed
 	conn   *jsonrpc.Conn // likewise
@@ -80,7 +81,7 @@ type child struct {
 }
 
 func newChild(host *childHost, s config.Server) *child {
-	return &child{
+	c := &child{
 		host: host, key: s.Key, server: s,
 		spawned: make(chan struct{}),
 		inited:  make(chan struct{}),
@@ -94,6 +95,8 @@ func newChild(host *childHost, s config.Server) *child {
 			"notifications/resources/list_changed": {},
 		},
 	}
+	c.view.Store(newToolView(s.Tools))
+	return c
 }
 
 // spawnOnce starts the process and its connection (spawn), once, unless

@@ -53,9 +53,10 @@ func (l *childLists) storable(method string, began uint64) bool {
 
 // namedEntry is a tool or prompt as a child listed it.
 type namedEntry struct {
-	name    string // the child's name, decoded
+	name    string // the child's name, decoded; a renamed tool's exposed name (filter.go)
 	rawName []byte // the child's name token, as it wrote it
 	raw     []byte // the whole entry
+	renamed bool   // name is the exposed name its config entry gives it, not the child's
 }
 
 // resourceTemplate is a child's resource template with its matcher.
@@ -325,8 +326,12 @@ func (c *child) named() (tools, prompts []namedEntry, ok bool) {
 }
 
 // servesApp reports whether the child serves MCP Apps (it declared the
-// extension or lists a ui:// resource) and lists a tool named name.
+// extension or lists a ui:// resource) and lists a tool named name that
+// its entry does not hide.
 func (c *child) servesApp(name string) bool {
+	if _, exposed := c.toolView().expose(name); !exposed {
+		return false // a hidden tool is called by no name
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.state != stateRunning || !slices.ContainsFunc(c.lists.tools, func(e namedEntry) bool { return e.name == name }) {

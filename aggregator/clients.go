@@ -96,11 +96,11 @@ func (a *Aggregator) reportNames() {
 // namesSummary is the warning of reportNames, without its end.
 func (a *Aggregator) namesSummary(r *registry, clientName string, counts map[string]int, order []string) string {
 	var ours, fates []string
-	for _, ch := range []naming.Change{naming.CharsReplaced, naming.Shortened, naming.Disambiguated} {
+	for _, ch := range []naming.Change{naming.CharsReplaced, naming.Shortened, naming.Disambiguated, naming.AmbiguousKey} {
 		n := 0
 		for _, t := range r.toolNames {
-			if !t.Hidden && t.Change&ch != 0 {
-				n++
+			if !t.Hidden && t.Change&ch != 0 && (ch != naming.AmbiguousKey || t.Change&naming.Disambiguated == 0) {
+				n++ // a key that holds the separator is told of when no hash was needed for it
 			}
 		}
 		if n > 0 {
@@ -115,6 +115,8 @@ func (a *Aggregator) namesSummary(r *registry, clientName string, counts map[str
 	case len(ours) == 0:
 	case r.naming.Strict:
 		parts = append(parts, fmt.Sprintf("tool names made to match %s for %s: %s", naming.StrictPattern, clientLabel(clientName), strings.Join(ours, ", ")))
+	case r.naming.Limit() == 0: // a client with no known limit: names were only told apart
+		parts = append(parts, fmt.Sprintf("tool names changed for %s: %s", clientLabel(clientName), strings.Join(ours, ", ")))
 	default:
 		parts = append(parts, fmt.Sprintf("tool names made to fit the %d characters %s leaves them (with its prefix, for a server name of up to %d characters: see --registered-as): %s",
 			r.naming.Limit(), clientLabel(clientName), a.opts.serverNameLen(), strings.Join(ours, ", ")))

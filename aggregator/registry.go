@@ -12,9 +12,11 @@ type registry struct {
 	naming        naming.Scheme
 	toolsResult   []byte // {"tools":[...]}
 	tools         map[string]route
-	toolNames     []listedName // every tool, in config order
-	promptNames   []listedName // every prompt, in config order
-	promptsResult []byte       // {"prompts":[...]}
+	hiddenTools   map[string]string         // the name a hidden tool would have -> its server's key (filter.go)
+	compounds     map[string]*compoundRoute // compound tools by name (compound.go)
+	toolNames     []listedName              // every tool, in config order
+	promptNames   []listedName              // every prompt, in config order
+	promptsResult []byte                    // {"prompts":[...]}
 	prompts       map[string]route
 }
 
@@ -36,19 +38,30 @@ func (a *Aggregator) rebuild() {
 	defer a.regMu.Unlock()
 	r := &registry{naming: a.naming, tools: make(map[string]route), prompts: make(map[string]route)}
 	var tools, prompts []registered
+	var hidden []naming.Entry
+	by := offeredTools{}
 	for _, c := range a.children() {
 		ts, ps, running := c.named()
 		if running {
-			tools = appendRegistered(tools, c, ts)
+			v := c.toolView()
+			by[c.key] = offered{c: c, tools: ts, view: v}
+			a.warnUnknownTools(c, v, ts)
+			shown, hid := v.exposedTools(ts)
+			for _, h := range hid {
+				hidden = append(hidden, naming.Entry{Key: c.key, Name: h.name})
+			}
+			tools = appendRegistered(tools, c, shown)
 			prompts = appendRegistered(prompts, c, ps)
 		}
 	}
+	r.hiddenTools = hiddenNames(a.naming, hidden)
 	var toolList, promptList [][]byte
 	pinned := a.pinned
 	if pinned.naming != a.naming {
 		pinned = pinnedNames{}
 	}
 	toolList, r.toolNames = a.register(r.tools, "tool", tools, pinned.tools)
+	toolList = a.registerCompounds(r, toolList, by)
 	promptList, r.promptNames = a.register(r.prompts, "prompt", prompts, pinned.prompts)
 	r.toolsResult = listResult("tools", toolList)
 	r.promptsResult = listResult("prompts", promptList)
@@ -123,7 +136,7 @@ func (a *Aggregator) warnOnce(what, format string, args ...any) {
 // name keeps its escapes as the child wrote them.
 func (e namedEntry) listedAs(prefix, name string) []byte {
 	var token []byte
-	if name == prefix+e.name {
+	if name == prefix+e.name && !e.renamed {
 		token = jsonrpc.AppendString(nil, prefix)
 		token = append(token[:len(token)-1], e.rawName[1:]...) // `"KEY:` + `name"`
 	} else {

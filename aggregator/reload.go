@@ -15,24 +15,37 @@ import (
 // as the client's were: initialize with what the client declared, or the
 // 2026-07-28 probe); an entry gone from it is stopped, its calls in flight
 // answered with an error naming it and the reload; a changed entry
-// (command, args or env after expansion) is stopped, then started anew; an
-// unchanged entry is left alone: the same process, calls in flight going
-// on, and a server that crashed earlier stays down. Once the servers
+// (command, args, env after expansion, or cwd) is stopped, then started
+// anew; an unchanged entry is left alone: the same process, calls in
+// flight going on, and a server that crashed earlier stays down. An entry
+// whose filters or renames alone changed (config.Tools) keeps its process
+// too: the lists are rebuilt with the new view. Once the servers
 // started are up (or failed), the client hears one list_changed for each
 // list that changed (tools, prompts, resources), not one per server.
 // Names do not depend on which other servers run (internal/naming), so no name
 // changes because another server came or went. Reload returns when it is
-// done; one reload runs at a time.
-func (a *Aggregator) Reload(servers []config.Server) {
+// done; one reload runs at a time. compound are the config's compound
+// tools (none: there are none); a change of them restarts nothing either.
+func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound) {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
 	if a.life.isStopping() {
 		return
 	}
 	old := a.children()
-	next, added, retired := diffServers(a, old, servers)
+	next, added, retired, viewed := diffServers(a, old, servers)
+	if a.setCompound(compound) {
+		viewed++
+	}
 	if len(added) == 0 && len(retired) == 0 {
-		a.log.Debugf("config reloaded: no server changed")
+		if viewed == 0 {
+			a.log.Debugf("config reloaded: no server changed")
+			return
+		}
+		before := a.reg.Load()
+		a.rebuild()
+		a.announceReload(before, listsTouched{})
+		a.log.Debugf("config reloaded: what %d server(s) expose changed; 0 server(s) started, 0 stopped", viewed)
 		return
 	}
 	a.pinNames()
@@ -80,8 +93,10 @@ type retiring struct {
 
 // diffServers compares the running children with the servers of a new
 // config: it returns the children to run, in the new config's order, those
-// of them that are new, and those to stop.
-func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, added []*child, retired []retiring) {
+// of them that are new, those to stop, and how many of those kept got a
+// new view of their tools (what their entry exposes: filter.go), which
+// does not restart them.
+func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, added []*child, retired []retiring, viewed int) {
 	byKey := make(map[string]*child, len(old))
 	for _, c := range old {
 		byKey[c.key] = c
@@ -92,6 +107,9 @@ func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, ad
 		if ok && c.server.Same(s) {
 			next = append(next, c)
 			kept[c] = true
+			if c.setTools(s.Tools) {
+				viewed++
+			}
 			continue
 		}
 		nc := newChild(a.host, s)
@@ -108,7 +126,7 @@ func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, ad
 			retired = append(retired, retiring{c, "removed from the config", make(chan struct{})})
 		}
 	}
-	return next, added, retired
+	return next, added, retired, viewed
 }
 
 // changeOf says what differs between two entries of one key.
@@ -122,6 +140,9 @@ func changeOf(was, now config.Server) string {
 	}
 	if !slices.Equal(was.Env, now.Env) {
 		what = append(what, "env")
+	}
+	if was.Dir != now.Dir {
+		what = append(what, "cwd")
 	}
 	return strings.Join(what, ", ")
 }

@@ -102,7 +102,7 @@ func entry(key string, args ...string) config.Server {
 }
 
 // serveEntries is serveOptions with the servers given as entries.
-func serveEntries(t *testing.T, opts Options, entries ...config.Server) *harness {
+func serveEntries(t testing.TB, opts Options, entries ...config.Server) *harness {
 	t.Helper()
 	opts.Servers = entries
 	return serveOptions(t, opts)
@@ -124,7 +124,13 @@ func reloadHarness(t *testing.T, f *fleet, entries ...config.Server) *harness {
 // Reload has returned.
 func reloadTo(t *testing.T, h *harness, entries ...config.Server) []string {
 	t.Helper()
-	h.a.Reload(entries)
+	return reloadToCompound(t, h, entries)
+}
+
+// reloadToCompound is reloadTo with compound tools.
+func reloadToCompound(t *testing.T, h *harness, entries []config.Server, compound ...config.Compound) []string {
+	t.Helper()
+	h.a.Reload(entries, compound...)
 	h.send(`{"jsonrpc":"2.0","id":"after-reload","method":"ping"}`)
 	var changed []string
 	for {

@@ -12,11 +12,18 @@ import (
 )
 
 // routeTool routes tools/call by the exact listed name and hands the child
-// its own name, with every other byte of params untouched. A name nobody
+// its own name, with every other byte of params untouched. A tool its
+// server's entry hides is refused here, by the name it would have had. A name nobody
 // listed goes, as it is, to the one child serving MCP Apps with a tool of
 // that name: an app's UI calls its server's tools by their own names.
 func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
 	r := a.reg.Load()
+	if name, ok := c.name(); ok && r.compounds[string(name)] != nil {
+		return a.routeCompound(c, r.compounds[string(name)])
+	}
+	if name, ok := c.name(); ok && r.hiddenTools[string(name)] != "" && r.tools[string(name)].child == nil {
+		return target{}, errorLine(c.id, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Tool not available: %s is hidden by the aggregator's config (server %q)", name, r.hiddenTools[string(name)]))
+	}
 	return a.routeByName(c, "Tool", r.tools, r.naming.Sep, jsonrpc.CodeMethodNotFound,
 		func(name string) *child { return a.appTool(name, r.naming) })
 }

@@ -145,6 +145,9 @@ func (a *Aggregator) awaitNamed(ctx context.Context, c *call) bool {
 	if !ok || a.listed(c) {
 		return true
 	}
+	if owners, ok := a.compoundOwners(c, string(name)); ok {
+		return a.awaitChildren(ctx, owners)
+	}
 	return a.awaitChildren(ctx, a.ownersOf(string(name)))
 }
 

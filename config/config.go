@@ -16,8 +16,12 @@
 //	}
 //
 // Servers keep the order of the file. Disabled servers are left out without
-// further checks. Only stdio servers are supported. Fields this package does
-// not use (autoApprove, timeout, cwd, ...) are ignored.
+// further checks. Only stdio servers are served: a remote entry (a "url",
+// or a "type" such as "http") is skipped with a warning. "cwd" is the
+// directory a server runs in; the tool filters of other clients' files
+// (includeTools, excludeTools, ...) say which tools are exposed: see
+// [Tools]. Fields this package does not use (autoApprove, timeout, ...)
+// are ignored.
 //
 // Parse reports every problem of a file at once, as an *Error whose Problems
 // name the place of each one with a JSON path such as
@@ -46,9 +50,17 @@ type Options struct {
 
 // Config is a parsed and checked configuration file.
 type Config struct {
-	Path     string   // as given to Load or Parse
-	Servers  []Server // in file order, disabled servers left out; never nil
-	Warnings []string // non-fatal remarks, each naming the file and a JSON path
+	Path     string     // as given to Load or Parse
+	Servers  []Server   // in file order, disabled and remote servers left out; never nil
+	Skipped  []Skipped  // remote servers, left out with a warning
+	Compound []Compound // the top-level "tools": tools that bundle servers' tools
+	Warnings []string   // non-fatal remarks, each naming the file and a JSON path
+}
+
+// Skipped is a server entry left out because it is not a stdio server.
+type Skipped struct {
+	Key string
+	Why string // "a remote server (\"type\": \"http\")"
 }
 
 // Server is one enabled stdio server of the file, with its strings expanded.
@@ -57,6 +69,8 @@ type Server struct {
 	Command string   // never empty
 	Args    []string // never nil after Load or Parse
 	Env     []EnvVar // in file order
+	Dir     string   // "cwd": the directory it runs in; "": the aggregator's
+	Tools   Tools    // which of its tools are exposed, under which names
 }
 
 // EnvVar is one entry of a server's "env" object; Value is expanded.
@@ -123,7 +137,7 @@ func Parse(path string, data []byte, opts Options) (*Config, error) {
 	if len(p.problems) > 0 {
 		return nil, &Error{Path: path, Problems: p.problems}
 	}
-	cfg := &Config{Path: path, Servers: servers}
+	cfg := &Config{Path: path, Servers: servers, Skipped: p.skipped, Compound: p.bundles}
 	for _, w := range p.warnings {
 		cfg.Warnings = append(cfg.Warnings, path+": "+w.String())
 	}

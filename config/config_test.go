@@ -66,9 +66,24 @@ func TestParse(t *testing.T) {
 			name: "other fields ignored",
 			json: `{"globalShortcut": "x", "mcpServers": {"a": {
 				"command": "c", "autoApprove": ["t"], "alwaysAllow": [], "timeout": 60,
-				"cwd": "/tmp", "headers": {"X": 1}, "transportType": 7
+				"headers": {"X": 1}, "transportType": 7
 			}}}`,
 			want: []Server{{Key: "a", Command: "c", Args: []string{}}},
+		},
+		{
+			name: "cwd expanded as args are",
+			json: `{"mcpServers": {"a": {"command": "./srv", "cwd": "${HOME}/proj"}, "b": {"command": "c", "cwd": null}}}`,
+			want: []Server{{Key: "a", Command: "./srv", Args: []string{}, Dir: "/home/u/proj"}, {Key: "b", Command: "c", Args: []string{}}},
+		},
+		{
+			name: "remote entries skipped, the others served",
+			json: `{"mcpServers": {
+				"web": {"type": "http", "url": "https://x"},
+				"a": {"command": "c"},
+				"sse": {"url": "https://x/sse"},
+				"local": {"type": "stdio", "command": "c", "url": ""}
+			}}`,
+			want: []Server{{Key: "a", Command: "c", Args: []string{}}, {Key: "local", Command: "c", Args: []string{}}},
 		},
 		{
 			name: "type stdio and nulls accepted",
@@ -173,14 +188,10 @@ func TestParseProblems(t *testing.T) {
 			"mcpServers.alpha.command: duplicate field"},
 		{"disabled not boolean", `{"mcpServers": {"alpha": {"command": "c", "disabled": "yes"}}}`,
 			"mcpServers.alpha.disabled: must be a boolean"},
-		{"type http", `{"mcpServers": {"web": {"type": "http", "url": "https://x"}}}`,
-			`mcpServers.web.type: only stdio servers are supported, not "http"`},
+		{"type unknown", `{"mcpServers": {"web": {"type": "studio", "command": "c"}}}`,
+			`mcpServers.web.type: unknown server type "studio": "stdio", or a remote type ("http", "sse"), which is skipped`},
 		{"type not string", `{"mcpServers": {"web": {"type": 1, "command": "c"}}}`,
 			"mcpServers.web.type: must be a string"},
-		{"url", `{"mcpServers": {"web": {"url": "https://x/sse"}}}`,
-			"mcpServers.web.url: only stdio servers are supported (this entry has a url)"},
-		{"url with type stdio", `{"mcpServers": {"web": {"type": "stdio", "command": "c", "url": ""}}}`,
-			"mcpServers.web.url: only stdio servers are supported (this entry has a url)"},
 		{"unset variable", `{"mcpServers": {"alpha": {"command": "c", "env": {"TOKEN": "$API_KEY"}}}}`,
 			"mcpServers.alpha.env.TOKEN: environment variable API_KEY is not set"},
 		{"empty variable", `{"mcpServers": {"alpha": {"command": "c", "env": {"TOKEN": "${EMPTY}"}}}}`,

@@ -14,6 +14,8 @@ type parser struct {
 	sep      string
 	problems []Problem
 	warnings []Problem
+	skipped  []Skipped
+	bundles  []Compound
 }
 
 func (p *parser) problem(where, format string, args ...any) {
@@ -25,6 +27,9 @@ func (p *parser) parse(top []member) []Server {
 	var raw json.RawMessage
 	found := false
 	for _, m := range top {
+		if m.name == "tools" {
+			p.bundles = p.compounds(m.value)
+		}
 		if m.name != "mcpServers" {
 			continue
 		}
@@ -56,6 +61,7 @@ func (p *parser) parse(top []member) []Server {
 			servers = append(servers, s)
 		}
 	}
+	p.checkCompounds(p.bundles, servers)
 	return servers
 }
 
@@ -70,9 +76,16 @@ func nearKey(top []member) string {
 	return ""
 }
 
-// serverFields are the fields of a server entry that this package reads.
+// serverFields are the fields of a server entry that this package reads,
+// besides the filter fields of toolFields.
 var serverFields = map[string]bool{
-	"command": true, "args": true, "env": true, "disabled": true, "type": true, "url": true,
+	"command": true, "args": true, "env": true, "disabled": true, "type": true, "url": true, "cwd": true,
+}
+
+// remoteTypes are the values of "type" of a remote server (Claude Code's
+// .mcp.json, VS Code, Cursor), which is skipped.
+var remoteTypes = map[string]bool{
+	"http": true, "sse": true, "streamable-http": true, "streamableHttp": true, "ws": true, "websocket": true,
 }
 
 // server checks the entry at (JSON path) with the given key. It reports
@@ -88,7 +101,7 @@ func (p *parser) server(at, key string, raw json.RawMessage) (Server, bool) {
 	get := map[string]json.RawMessage{}
 	var dups []string
 	for _, m := range members {
-		if !serverFields[m.name] {
+		if _, filter := toolFields[m.name]; !serverFields[m.name] && !filter {
 			continue
 		}
 		if _, dup := get[m.name]; dup {
@@ -118,16 +131,7 @@ func (p *parser) server(at, key string, raw json.RawMessage) (Server, bool) {
 	for _, name := range dups {
 		p.problem(child(at, name), "duplicate field")
 	}
-	if t, ok := get["type"]; ok && kind(t) != 'n' {
-		if s, ok := asString(t); !ok {
-			p.problem(child(at, "type"), "must be a string")
-		} else if s != "stdio" {
-			p.problem(child(at, "type"), "only stdio servers are supported, not %q", s)
-			return Server{}, false // the other fields do not matter
-		}
-	}
-	if u, ok := get["url"]; ok && kind(u) != 'n' {
-		p.problem(child(at, "url"), "only stdio servers are supported (this entry has a url)")
+	if p.remote(at, key, get) {
 		return Server{}, false
 	}
 
@@ -140,12 +144,65 @@ func (p *parser) server(at, key string, raw json.RawMessage) (Server, bool) {
 			p.args(&s, child(at, "args"), f.value)
 		case "env":
 			p.env(&s, child(at, "env"), f.value)
+		case "cwd":
+			s.Dir = p.dir(child(at, "cwd"), f.value)
+		default:
+			if _, filter := toolFields[f.name]; filter {
+				p.toolList(&s, child(at, f.name), f.name, f.value)
+			}
 		}
 	}
+	p.checkExposed(s)
 	if _, ok := get["command"]; !ok {
 		p.problem(child(at, "command"), "must be a non-empty string")
 	}
 	return s, len(p.problems) == nproblems
+}
+
+// remote reports whether the entry is a remote server ("type" "http",
+// "sse", ..., or a "url"), which is skipped with a warning and shown by
+// --check; a "type" that is neither stdio nor remote is a problem.
+// A url beside "type": "stdio" is ignored.
+func (p *parser) remote(at, key string, get map[string]json.RawMessage) bool {
+	why, stdio := "", false
+	if t, ok := get["type"]; ok && kind(t) != 'n' {
+		s, isString := asString(t)
+		switch {
+		case !isString:
+			p.problem(child(at, "type"), "must be a string")
+		case remoteTypes[s]:
+			why = fmt.Sprintf("a remote server (\"type\": %q)", s)
+		case s == "stdio":
+			stdio = true
+		default:
+			p.problem(child(at, "type"), "unknown server type %q: \"stdio\", or a remote type (\"http\", \"sse\"), which is skipped", s)
+		}
+	}
+	// A url of an entry that says it is stdio, or an empty one, is
+	// ignored.
+	if u, ok := get["url"]; ok && kind(u) != 'n' && string(u) != `""` && why == "" && !stdio {
+		why = "a remote server (it has a \"url\")"
+	}
+	if why == "" {
+		return false
+	}
+	p.skipped = append(p.skipped, Skipped{Key: key, Why: why})
+	p.warnings = append(p.warnings, Problem{Where: at, Msg: "skipped: " + why + "; only stdio servers are served, the others are"})
+	return true
+}
+
+// dir reads "cwd", the directory the server runs in, expanded as args are.
+func (p *parser) dir(at string, raw json.RawMessage) string {
+	if kind(raw) == 'n' {
+		return ""
+	}
+	d, ok := asString(raw)
+	if !ok {
+		p.problem(at, "must be a string (a directory)")
+		return ""
+	}
+	d, _ = p.expand(at, d)
+	return d
 }
 
 func (p *parser) command(at string, raw json.RawMessage) string {

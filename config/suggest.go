@@ -39,3 +39,17 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Closest returns the candidate closest to word (the least edit distance,
+// ignoring case; the first of equals), however far, or "" when there are
+// none. It names the real name beside a mistaken one.
+func Closest(word string, candidates []string) string {
+	best, bestDist := "", -1
+	w := strings.ToLower(word)
+	for _, c := range candidates {
+		if d := editDistance(w, strings.ToLower(c)); bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}

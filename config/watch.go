@@ -72,7 +72,8 @@ func changed(last, now os.FileInfo) bool {
 }
 
 // Same reports whether s and t run the same server: the same key, command,
-// args and env (after expansion).
+// args, env (after expansion) and cwd. What they expose of it (Tools) does
+// not matter: a server is not restarted for that.
 func (s Server) Same(t Server) bool {
-	return s.Key == t.Key && s.Command == t.Command && slices.Equal(s.Args, t.Args) && slices.Equal(s.Env, t.Env)
+	return s.Key == t.Key && s.Command == t.Command && slices.Equal(s.Args, t.Args) && slices.Equal(s.Env, t.Env) && s.Dir == t.Dir
 }

@@ -218,6 +218,12 @@ func tenChildren(b *testing.B, args ...string) (string, []string) {
 func BenchmarkToolsList10x100(b *testing.B) {
 	skipUnderRace(b)
 	cfg, _ := tenChildren(b, "-tools", "100")
+	toolsListBench(b, cfg)
+}
+
+// toolsListBench measures tools/list through the aggregator over cfg,
+// 10 children of 100 generated tools each (and the test server's own).
+func toolsListBench(b *testing.B, cfg string) {
 	c := startBench(b, "aggregator", aggregatorBin, "--config", cfg)
 	c.handshake("{}")
 	list := newRequest("tools/list", "")

@@ -270,6 +270,8 @@ type checkReport struct {
 	clients    map[string]map[string]string // tool -> client label -> the name that client gets, where it differs
 	strictNote string
 	problems   []string
+	exposure   []string // what each entry hides and renames
+	skipped    []string // the entries skipped, and why
 }
 
 func parseCheck(t *testing.T, out string) checkReport {
@@ -288,6 +290,14 @@ func parseCheck(t *testing.T, out string) checkReport {
 			section = "tools"
 		case line == "Problems:":
 			section = "problems"
+		case line == "Exposed as the config says:":
+			section = "exposure"
+		case strings.HasPrefix(line, "Skipped "):
+			section = "skipped"
+		case section == "exposure":
+			r.exposure = append(r.exposure, strings.TrimSpace(line))
+		case section == "skipped":
+			r.skipped = append(r.skipped, strings.TrimSpace(line))
 		case strings.HasPrefix(line, "Strict clients "):
 			r.strictNote = line
 		case section == "table":
@@ -463,15 +473,23 @@ func TestCLIMissingVariableStopsBeforeAnyChildStarts(t *testing.T) {
 	}
 }
 
-func TestCLIRemoteServersAreRefused(t *testing.T) {
-	path := writeRawConfig(t, `{"mcpServers": {
+// A remote entry is skipped with one warning naming it, and the stdio
+// servers beside it are served (it stopped every server before).
+func TestCLIRemoteServersAreSkipped(t *testing.T) {
+	path := writeRawConfig(t, fmt.Sprintf(`{"mcpServers": {
   "web": {"type": "http", "url": "http://127.0.0.1:1/mcp"},
+  "alpha": {"command": %q, "args": ["-name", "alpha"]},
   "sse": {"url": "http://127.0.0.1:1/sse"}
-}}`)
-	stderr := badConfigRun(t, nil, path)
-	for _, want := range []string{"mcpServers.web.type: only stdio servers are supported", "mcpServers.sse.url: only stdio servers are supported"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+}}`, testserverBin))
+	s := start(t, "--config", path)
+	s.initialize("2025-11-25", "{}")
+	if tools := s.tools(); !slices.Contains(tools, "alpha:echo") {
+		t.Errorf("tools %q: the stdio server beside the remote ones is not served", tools)
+	}
+	for _, want := range []string{`mcpServers.web: skipped: a remote server ("type": "http")`, `mcpServers.sse: skipped: a remote server (it has a "url")`} {
+		s.waitStderr(want)
+		if n := strings.Count(s.stderrText(), want); n != 1 {
+			t.Errorf("%d warnings %q, want 1", n, want)
 		}
 	}
 }

@@ -56,6 +56,9 @@ type fakeModel struct {
 	// the next tool to call is not offered yet, at most maxTurns times.
 	pace  string
 	turns int
+	// argsFor, when set, gives the arguments of a scripted call (JSON;
+	// "{}" for the others).
+	argsFor map[string]string
 	// offering is closed when the first request that offers the
 	// children's tools comes.
 	offering chan struct{}
@@ -131,6 +134,9 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	tool, found := findTool(ours, m.calls[next])
 	args := "{}"
+	if a, ok := m.argsFor[m.calls[next]]; ok {
+		args = a
+	}
 	if !found && m.pace != "" && m.turns < maxTurns {
 		tool, found = findTool(ours, m.pace)
 		args = fmt.Sprintf(`{"ms":%d}`, 500+m.turns)

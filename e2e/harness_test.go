@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	// What servers declared is remembered in the user's cache directory:
+	// the tests' own, not the user's, and none left behind.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

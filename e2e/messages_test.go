@@ -25,6 +25,8 @@ func TestCLIErrorMessages(t *testing.T) {
 		{[]string{"--config", cfg, "--startup-timeout", "5"}, 2, "--startup-timeout 5: needs a unit: a duration such as 5s or 1m"},
 		{[]string{"--config", cfg, "--startup-timeout", "soon"}, 2, "--startup-timeout soon: not a duration: write one such as 30s, 1m or 1m30s"},
 		{[]string{"--config", cfg, "--startup-timeout=0s"}, 2, "--startup-timeout 0s: must be positive"},
+		{[]string{"--config", cfg, "--reload-poll", "5"}, 2, "--reload-poll 5: needs a unit: a duration such as 5s or 1m"},
+		{[]string{"--config", cfg, "--reload-poll", "-1s"}, 2, "--reload-poll -1s: must not be negative (0 looks only on SIGHUP)"},
 		{[]string{"--confg", cfg}, 2, "unknown flag --confg (did you mean --config?)"},
 		{[]string{"--config", cfg, "-seperator", "__"}, 2, "unknown flag --seperator (did you mean --separator?)"},
 		{[]string{"--config"}, 2, "flag needs an argument: --config"},

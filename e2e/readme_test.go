@@ -104,7 +104,7 @@ func TestREADMEAnchors(t *testing.T) {
 	readme := anchors(readRepoFile(t, "README.md"))
 	help := runToExit(t, nil, "", "--help")
 	sources := map[string]string{"--help": help.stdout}
-	for _, f := range []string{"main.go", "help.go", "follow.go", "aggregator/log.go", "aggregator/clients.go", "packaging/npm/mcp-simple-aggregator/bin/mcp-simple-aggregator.js"} {
+	for _, f := range []string{"main.go", "help.go", "follow.go", "aggregator/log.go", "aggregator/clients.go", "aggregator/filter.go", "packaging/npm/mcp-simple-aggregator/bin/mcp-simple-aggregator.js"} {
 		sources[f] = readRepoFile(t, f)
 	}
 	for name, text := range sources {
@@ -146,6 +146,21 @@ func TestREADMEAnchors(t *testing.T) {
 			if frag != "" && !anchors(readRepoFile(t, path))[frag] {
 				t.Errorf("%s links to %s: %s has no heading #%s", f, m[1], path, frag)
 			}
+		}
+	}
+}
+
+// README is for users: it stays within 450 lines (details go to docs/),
+// and no client example runs the npm package, which is not published:
+// `npx -y` would run whatever anyone publishes under its name first.
+func TestREADMEIsShortAndShowsWhatWorks(t *testing.T) {
+	readme := readRepoFile(t, "README.md")
+	if n := strings.Count(readme, "\n"); n > 450 {
+		t.Errorf("README.md has %d lines, more than 450: move details to docs/", n)
+	}
+	for _, l := range markdownSection(t, readme, "## Use it from your client") {
+		if strings.Contains(l, `"-y", "mcp-simple-aggregator"`) || strings.Contains(l, "npx -y mcp-simple-aggregator") {
+			t.Errorf("a client example runs the unpublished npm package: %s", l)
 		}
 	}
 }
