@@ -1,7 +1,10 @@
 package naming
 
 import (
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -182,5 +185,31 @@ func TestNamesStayApartAsTheClientShowsThem(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// docs/startup.md shows the start-up facts of this table as it is: the
+// table is kept here, in one place, and the doc says the same.
+func TestStartupDocShowsTheTable(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/startup.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("| client | `clientInfo.name` | budget | fetches lists again | source |\n|---|---|---|---|---|\n")
+	for _, k := range Clients() {
+		budget := "none"
+		if k.Budget > 0 {
+			budget = k.Budget.String()
+		}
+		again := "no"
+		if k.Refetches {
+			again = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", k.Label, strings.Join(k.names, "`, `"), budget, again, k.Source)
+	}
+	fmt.Fprintf(&b, "| any other | | %v | no | the shortest budget seen (the OpenAI Agents SDK's) |\n", UnknownBudget)
+	if !strings.Contains(string(doc), b.String()) {
+		t.Errorf("docs/startup.md does not show the table as it is; it should hold:\n%s", b.String())
 	}
 }
