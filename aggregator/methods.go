@@ -82,7 +82,7 @@ func init() { // a var initialiser would make an initialisation cycle
 		"tasks/get":    {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
 		"tasks/cancel": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
 		"tasks/result": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskResult},
-		"tasks/list":   {serve: (*Aggregator).listTasks},
+		"tasks/list":   {await: (*Aggregator).awaitLists, serve: (*Aggregator).listTasks},
 	}
 }
 

@@ -105,8 +105,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	crashing.Lock() // a crash under way (toolCrash) exits with its own status
+	os.Exit(code)
 }
+
+// crashing is held by a tool that makes the process exit, so that an end of
+// stdin read meanwhile cannot make it exit 0 first.
+var crashing sync.Mutex
 
 // run serves MCP on stdin/stdout until stdin reaches EOF and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

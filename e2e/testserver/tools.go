@@ -266,6 +266,7 @@ func toolProgress(s *server, c *toolCall) ([]byte, *rpcError) {
 }
 
 func toolCrash(s *server, _ *toolCall) ([]byte, *rpcError) {
+	crashing.Lock() // never unlocked: the process exits with 3, not 0
 	s.logf("crash requested")
 	os.Exit(3)
 	return nil, errNoReply
