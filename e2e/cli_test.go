@@ -509,7 +509,14 @@ func TestCLIVariablesExpandIntoArgsAndEnvOverTheInheritedEnvironment(t *testing.
 		"FROM_DEFAULT":   "${E2E_X_UNSET:-fallback}",
 		"E2E_X_OVERRIDE": "from-entry",
 	}
-	s := startConfig(t, []server{alpha})
+	// The instructions the server gave reach the initialize answer of the
+	// next session (servers start when a request needs them).
+	cache, cfg := t.TempDir(), writeConfig(t, alpha)
+	first := startCached(t, cache, "--config", cfg)
+	first.initialize("2025-11-25", "{}")
+	first.startServers()
+	first.closeAndWait()
+	s := startCached(t, cache, "--config", cfg)
 	info := parseInit(t, s.initialize("2025-11-25", "{}"))
 	if want := "A=alpha-value B=beta-value C=dflt"; !strings.Contains(info.Instructions, want) {
 		t.Errorf("args not expanded: instructions %q, want them to hold %q", info.Instructions, want)

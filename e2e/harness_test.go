@@ -148,8 +148,16 @@ type session struct {
 // start runs the aggregator with flags and waits for nothing.
 func start(t testing.TB, flags ...string) *session {
 	t.Helper()
+	return startCached(t, t.TempDir(), flags...)
+}
+
+// startCached is start with the cache directory given (where what servers
+// declared is remembered from one session to the next): sessions that
+// share it remember for each other.
+func startCached(t testing.TB, cache string, flags ...string) *session {
+	t.Helper()
 	cmd := exec.Command(aggregatorBin, flags...)
-	cmd.Env = append(os.Environ(), quickRaceExit)
+	cmd.Env = append(os.Environ(), quickRaceExit, "XDG_CACHE_HOME="+cache)
 	return startCmd(t, cmd)
 }
 
@@ -406,6 +414,15 @@ func (s *session) initialize(version, caps string) json.RawMessage {
 	r := s.result("initialize", fmt.Sprintf(`{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"e2e","version":"1.0"}}`, version, caps))
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return r
+}
+
+// startServers has the aggregator start every server, as a client's first
+// list does (servers start when a request needs them): it sends a
+// tools/list and waits for its answer, once every server is up or failed
+// (the list waits as long for a client that lists once).
+func (s *session) startServers() {
+	s.t.Helper()
+	s.result("tools/list", "")
 }
 
 // closeAndWait closes stdin and waits for the exit, returning how long it

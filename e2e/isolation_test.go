@@ -203,6 +203,9 @@ func TestIsolationRealProcesses(t *testing.T) {
 		if m := s.call("server/discover", `{`+modernMeta+`}`); m.Error != nil {
 			t.Fatalf("server/discover: %s", clip(m.line))
 		}
+		if m := s.call("tools/list", `{`+modernMeta+`}`); m.Error != nil { // the servers start, probed
+			t.Fatalf("tools/list: %s", clip(m.line))
+		}
 		if _, err := os.Stat(file); err != nil {
 			t.Fatalf("bad did not exit on server/discover: %v", err)
 		}

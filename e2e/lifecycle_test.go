@@ -141,6 +141,8 @@ func TestChildrenStartInParallel(t *testing.T) {
 
 func TestChildStderrIsRelayedLineByLineWithItsKey(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha", "-stderr", "3"), ts("beta", "-stderr", "2")})
+	s.initialize("2025-11-25", "{}")
+	s.startServers()
 	for _, line := range []string{"[alpha] stderr line 0", "[alpha] stderr line 1", "[alpha] stderr line 2", "[beta] stderr line 0", "[beta] stderr line 1"} {
 		s.waitFor("stderr line "+line, func() bool {
 			return slices.Contains(strings.Split(s.stderr.String(), "\n"), line)
@@ -151,6 +153,7 @@ func TestChildStderrIsRelayedLineByLineWithItsKey(t *testing.T) {
 func TestNonJSONLineOfAChildIsSkippedWithAWarning(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha", "-noise")})
 	s.initialize("2025-11-25", "{}")
+	s.startServers()
 	s.waitStderrLine("warning", `"alpha"`, "this is not json")
 	names := toolNames(t, s.result("tools/list", ""))
 	if !slices.Contains(names, "alpha:echo") {
@@ -226,6 +229,7 @@ func TestChildrenThatFailToStartAreReportedAndTheOthersServe(t *testing.T) {
 		ts("nolist", "-fail-list"),
 	})
 	s.initialize("2025-11-25", "{}")
+	s.startServers()
 	s.waitStderrLine(`"nospawn"`, "/nonexistent/x", "no such file or directory")
 	s.waitStderrLine(`"dies"`, "exit status 3", "fatal: bad init")
 	s.waitStderrLine(`"nolist"`, "tools/list", "list failed")
@@ -249,11 +253,11 @@ func TestChildrenThatFailToStartAreReportedAndTheOthersServe(t *testing.T) {
 
 func TestStartupTimeoutDropsAHungChildAndStopsIt(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha"), ts("hung", "-hang-init")}, "--startup-timeout", "500ms", "--debug")
+	s.initialize("2025-11-25", "{}")
+	list := s.request("tools/list", "") // starts them: answered without the hung child
 	s.waitStderr(`server "hung": started`)
 	hung := childByKey(t, s, "hung")
-
-	s.initialize("2025-11-25", "{}") // answered without the hung child
-	names := toolNames(t, s.result("tools/list", ""))
+	names := toolNames(t, s.response(list).Result)
 	if hasPrefixed(names, "hung") || !slices.Contains(names, "alpha:echo") {
 		t.Errorf("tools: %v, want alpha's only", names)
 	}
@@ -270,6 +274,7 @@ func TestStartupTimeoutDropsAHungChildAndStopsIt(t *testing.T) {
 func TestChildDyingAtRunTimeIsDroppedForGood(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha"), ts("beta")})
 	s.initialize("2025-11-25", "{}")
+	s.startServers()
 	alpha := childByKey(t, s, "alpha")
 	beta := childByKey(t, s, "beta")
 
@@ -433,6 +438,7 @@ func TestNoOrphansWhenTheAggregatorIsKilled(t *testing.T) {
 		`sleep 1000 & echo $! > '` + pidFile + `'; exec "$0" "$@"`, testserverBin, "-name", "tree"}}
 	s := startConfig(t, []server{ts("alpha"), tree})
 	s.initialize("2025-11-25", "{}")
+	s.startServers()
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)

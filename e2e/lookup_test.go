@@ -50,6 +50,7 @@ func TestCommandOnlyInAnInstallPlaceIsFound(t *testing.T) {
 	cmd.Env = installEnv(home)
 	s := startCmd(t, cmd)
 	s.initialize("2025-11-25", "{}")
+	s.startServers()
 
 	s.waitStderr(fmt.Sprintf(`server "notes": "fake-npx" is not on PATH; found in %s`, bin))
 	r := s.result("tools/call", `{"name":"notes:echo","arguments":{"input":"found"}}`)

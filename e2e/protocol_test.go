@@ -19,6 +19,7 @@ func TestBatchIsAnsweredWithOneBatch(t *testing.T) {
 	if r := parseAdvertisedInit(t, s.initialize("2025-03-26", clientCapsAll)); r.ProtocolVersion != "2025-03-26" {
 		t.Fatalf("negotiated %q, want the client's 2025-03-26", r.ProtocolVersion)
 	}
+	s.startServers()
 	s.send(`[{"jsonrpc":"2.0","id":"b1","method":"tools/call","params":{"name":"alpha:echo","arguments":{"x":"<&>"}}},` +
 		`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},` +
 		`{"jsonrpc":"2.0","id":2002,"method":"ping"},` +
@@ -85,6 +86,7 @@ func TestChildrenSpeakingOtherVersionsAreKeptOrDropped(t *testing.T) {
 	if r.ProtocolVersion != "2025-11-25" {
 		t.Errorf("negotiated %q with the client, want its 2025-11-25", r.ProtocolVersion)
 	}
+	s.startServers()
 	s.waitFor("stderr to name the unknown version of bad", func() bool {
 		for _, line := range strings.Split(s.stderr.String(), "\n") {
 			if strings.Contains(line, "1999-01-01") && strings.Contains(line, "bad") && !strings.HasPrefix(line, "[bad]") {

@@ -244,6 +244,7 @@ func TestChildRequestForAnUndeclaredCapabilityGetsMethodNotFound(t *testing.T) {
 func TestClientRootsListChangedReachesEveryChild(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha"), ts("beta")})
 	s.initialize("2025-11-25", clientCapsAll)
+	s.startServers()
 	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 	s.waitStderr("[alpha] roots changed\n")
 	s.waitStderr("[beta] roots changed\n")

@@ -64,6 +64,7 @@ func TestRequestsReadBeforeEndOfInputAreAnswered(t *testing.T) {
 func TestChildRequestsWaitForTheClientToBeInitialized(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha", "-ask-on-init", "roots/list"), ts("beta", "-init-delay", "500ms")})
 	s.result("initialize", `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"e2e","version":"1"}}`)
+	s.startServers() // alpha asks as soon as it is initialized
 	if n := s.count(func(m *msg) bool { return m.Method == "roots/list" }); n != 0 {
 		t.Fatal("a child's roots/list reached the client before the initialize answer and the client's initialized")
 	}
@@ -247,6 +248,10 @@ func TestUnreadStderrNeverStallsTheProtocol(t *testing.T) {
 	io.WriteString(stdin, e2eInit)
 	if _, err := br.ReadBytes('\n'); err != nil {
 		t.Fatalf("initialize: %v", err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":"list","method":"tools/list"}`+"\n") // starts the servers
+	if _, err := br.ReadBytes('\n'); err != nil {
+		t.Fatalf("tools/list: %v", err)
 	}
 	for i := 0; i < warnings; i++ {
 		io.WriteString(stdin, "not json\n")

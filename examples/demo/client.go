@@ -14,9 +14,10 @@ import (
 
 // client speaks to the aggregator it started.
 type client struct {
-	stdin io.WriteCloser
-	r     *bufio.Reader
-	id    int // the last request id used
+	stdin   io.WriteCloser
+	r       *bufio.Reader
+	id      int // the last request id used
+	changed int // notifications/tools/list_changed read and not yet acted on
 }
 
 // response is an answer to one of the client's requests; Result keeps the
@@ -60,6 +61,23 @@ func (c *client) call(out io.Writer, method, params string) (*response, error) {
 	return c.request(method, params)
 }
 
+// awaitListChanged returns once notifications/tools/list_changed was read
+// since the last call: at once when one was read meanwhile.
+func (c *client) awaitListChanged() error {
+	for c.changed == 0 {
+		line, err := c.r.ReadBytes('\n')
+		if err != nil {
+			return fmt.Errorf("waiting for notifications/tools/list_changed: %w", err)
+		}
+		var r response
+		if json.Unmarshal(line, &r) == nil && r.Method == "notifications/tools/list_changed" {
+			c.changed++
+		}
+	}
+	c.changed = 0
+	return nil
+}
+
 // callTool prints and sends a tools/call of tool with args.
 func (c *client) callTool(out io.Writer, tool, args string) (*response, error) {
 	fmt.Fprintf(out, "\n--> tools/call %s %s\n", tool, args)
@@ -81,6 +99,9 @@ func (c *client) request(method, params string) (*response, error) {
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, fmt.Errorf("the aggregator wrote a line that is not JSON: %q: %w", line, err)
 		}
+		if r.Method == "notifications/tools/list_changed" {
+			c.changed++
+		}
 		if r.Method != "" || string(r.ID) != want {
 			continue // a notification
 		}
@@ -92,7 +113,7 @@ func (c *client) request(method, params string) (*response, error) {
 }
 
 // printInitialize shows who answered, in which protocol, and the
-// instructions the aggregator merged from its servers.
+// instructions the aggregator merged from its servers, when it knows them.
 func printInitialize(out io.Writer, result json.RawMessage) {
 	var r struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -100,8 +121,11 @@ func printInitialize(out io.Writer, result json.RawMessage) {
 		Instructions    string
 	}
 	json.Unmarshal(result, &r)
-	fmt.Fprintf(out, "<-- %s %s, protocol %s; the servers' instructions, merged:\n", r.ServerInfo.Name, r.ServerInfo.Version, r.ProtocolVersion)
-	fmt.Fprint(out, indent(r.Instructions, "      "))
+	fmt.Fprintf(out, "<-- %s %s, protocol %s, at once: no server has started yet (each starts when a request needs it)\n",
+		r.ServerInfo.Name, r.ServerInfo.Version, r.ProtocolVersion)
+	if r.Instructions != "" {
+		fmt.Fprintf(out, "    the servers' instructions, as they gave them when they last started:\n%s", indent(r.Instructions, "      "))
+	}
 }
 
 // printTools shows the merged tool list.
@@ -112,7 +136,7 @@ func printTools(out io.Writer, result json.RawMessage) error {
 	if err := json.Unmarshal(result, &r); err != nil {
 		return fmt.Errorf("tools/list result %s: %w", result, err)
 	}
-	fmt.Fprintf(out, "<-- %d tools in one list, from both servers, named KEY:tool:\n", len(r.Tools))
+	fmt.Fprintf(out, "<-- %d tools in one list, from both servers (started for it), named KEY:tool:\n", len(r.Tools))
 	for _, t := range r.Tools {
 		fmt.Fprintf(out, "      %-14s %s\n", t.Name, t.Description)
 	}

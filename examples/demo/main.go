@@ -63,6 +63,9 @@ func run(out io.Writer) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--config", filepath.Join("examples", "demo.json"))
 	cmd.Dir = root // the config runs "go run ./examples/notes"
+	// A cache of its own: the aggregator has never seen these servers, as
+	// on a first run (it remembers what servers declared in the user's).
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	c, err := startClient(cmd)
@@ -97,7 +100,7 @@ func session(c *client, out io.Writer) error {
 	}
 	printInitialize(out, init.Result)
 
-	list, err := c.call(out, "tools/list", `{}`)
+	list, err := c.fullList(out)
 	if err != nil {
 		return err
 	}
@@ -124,6 +127,27 @@ func session(c *client, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "<-- calc's error, passed through byte for byte as calc sent it:\n    %s\n", res.Result)
 	return nil
+}
+
+// fullList lists the tools as a client that fetches the list again on
+// notifications/tools/list_changed does, until both servers' are in: the
+// servers start for the first list (go run compiles them first), which
+// waits 4 s for them (the demo is a client the aggregator does not know),
+// and a server up later is announced.
+func (c *client) fullList(out io.Writer) (*response, error) {
+	fmt.Fprintf(out, "\n--> tools/list\n")
+	for {
+		list, err := c.request("tools/list", `{}`)
+		if err != nil {
+			return nil, err
+		}
+		if strings.Contains(string(list.Result), `"notes:`) && strings.Contains(string(list.Result), `"calc:`) {
+			return list, nil
+		}
+		if err := c.awaitListChanged(); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // repoRoot finds the clone this demo belongs to: the working directory or
