@@ -304,7 +304,7 @@ func TestChildDyingAtRunTimeIsDroppedForGood(t *testing.T) {
 		t.Errorf("dead child %d not reaped", alpha)
 	}
 	m = s.call("tools/call", `{"name":"alpha:echo","arguments":{}}`)
-	if code, message := m.errorCode(); code != -32601 || message != "Tool not found: alpha:echo" {
+	if code, message := m.errorCode(); code != -32603 || message != `Tool alpha:echo is unavailable: server "alpha" stopped working and was dropped (the aggregator's log says why)` {
 		t.Errorf("call to the dead child's tool: %s", m.line)
 	}
 	if got := toolText(t, s.result("tools/call", `{"name":"beta:echo","arguments":{"b":1}}`)); got != `{"b":1}` {
