@@ -67,7 +67,8 @@
 //  4. the leaves, under which no other lock is taken: lifetime.mu,
 //     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
-//     taskTable.forgetMu, heldStatuses.mu, taskListing.mu, Logger.mu, and a
+//     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
+//     urlElicitations.mu, Logger.mu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //

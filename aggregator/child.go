@@ -66,6 +66,7 @@ type child struct {
 	logging      atomic.Int32             // a modern client's calls in flight to it that asked for logs (legacy child)
 	notifies     notifyBucket             // the rate of its messages (pace.go); its reader's only
 	lineCost     float64                  // what handle found the last line to cost (0: 1), for pace; its reader's only
+	elicitations urlElicitations          // its URL elicitations the client may see completed (owners.go)
 
 	mu           sync.Mutex // protects the fields below
 	state        childState
@@ -425,6 +426,14 @@ func (c *child) initialized() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.version != "" && (c.state == stateStarting || c.state == stateRunning)
+}
+
+// settled reports whether the child runs, or has failed or was stopped:
+// whether what it listed is its own (owners.go).
+func (c *child) settled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state != stateStarting
 }
 
 // dropped reports whether the child failed or was stopped.

@@ -142,6 +142,9 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	default:
 		_, r.augmented = jsonrpc.Member(params, "task")
 	}
+	if m.Method == "elicitation/create" {
+		c.noteElicitation(params) // before the client can see it
+	}
 	params, token := c.host.relay.remapProgressToken(c, c.host.relay.relatedToClient(c, params))
 	r.token = token // before r is in the table, where drop may take it
 	r.timer = time.AfterFunc(c.host.settings.clientRequestTimeout, r.expire)
