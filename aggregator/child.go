@@ -428,14 +428,6 @@ func (c *child) initialized() bool {
 	return c.version != "" && (c.state == stateStarting || c.state == stateRunning)
 }
 
-// settled reports whether the child runs, or has failed or was stopped:
-// whether what it listed is its own (owners.go).
-func (c *child) settled() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.state != stateStarting
-}
-
 // dropped reports whether the child failed or was stopped.
 func (c *child) dropped() bool {
 	c.mu.Lock()

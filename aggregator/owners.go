@@ -89,6 +89,14 @@ func (a *Aggregator) uriOwner(uri string) *child {
 	return best
 }
 
+// settled reports whether the child runs, or has failed or was stopped:
+// whether what it listed is its own (owners.go).
+func (c *child) settled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state != stateStarting
+}
+
 // unavailable is the error for a request about uri, whose owner is down.
 func (c *call) unavailable(uri string, owner *child) []byte {
 	return errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("Resource %s is unavailable: server %q %s (the aggregator's log says why)", uri, owner.key, owner.downState()))
