@@ -68,7 +68,7 @@
 //     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
-//     urlElicitations.mu, Logger.mu, and a
+//     urlElicitations.mu, Logger.mu, Logger.hideMu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //
@@ -118,7 +118,9 @@ type Options struct {
 	// means DefaultServerNameLen.
 	ServerNameLen int
 	Servers       []config.Server
-	Log           *Logger
+	// Log is where diagnostics go; New (and Reload) have it hide the
+	// values of the servers' env and variables (Logger.Hide).
+	Log *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
 	// Memory keeps what each server declared when it last started, for
@@ -208,6 +210,7 @@ func New(opts Options) *Aggregator {
 	if opts.Log == nil {
 		opts.Log = NewLogger(io.Discard, "", false)
 	}
+	opts.Log.Hide(opts.Servers)
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = 30 * time.Second
 	}

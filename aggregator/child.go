@@ -274,7 +274,7 @@ func (c *child) drop(err error) {
 	for _, r := range c.incoming.takeAll() {
 		r.cancel(c.errorf("is gone"))
 	}
-	c.failTasks(err)
+	c.failTasks(toldClient(err))
 	if c.conn != nil {
 		c.conn.Close(err)
 		// Reap it and whatever is left of its group; refused only once
@@ -359,7 +359,7 @@ func (c *child) lostAtEnd(err error) error {
 // answer: how the child ended, once it has, else err naming the child.
 func (c *child) lost(err error) error {
 	if failure := c.failed(); failure != nil {
-		return failure
+		return toldClient(failure)
 	}
 	if errors.Is(err, jsonrpc.ErrQueueFull) {
 		return c.errorf("is not reading its input: %w", err)
