@@ -76,7 +76,7 @@ func (f *foundLog) of(s config.Server) func(dir string) {
 		f.told[s.Key] = true
 		f.mu.Unlock()
 		if first {
-			fmt.Fprintf(f.log, "mcp-simple-aggregator: server %q: %q is not on PATH; found in %s\n", s.Key, s.Command, dir)
+			fmt.Fprint(f.log, f.log.Conceal(fmt.Sprintf("mcp-simple-aggregator: server %q: %q is not on PATH; found in %s\n", s.Key, s.Command, dir)))
 		}
 	}
 }

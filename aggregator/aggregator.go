@@ -67,7 +67,8 @@
 //  4. the leaves, under which no other lock is taken: lifetime.mu,
 //     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
-//     taskTable.forgetMu, heldStatuses.mu, taskListing.mu, Logger.mu, and a
+//     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
+//     urlElicitations.mu, Logger.mu, Logger.hideMu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //
@@ -117,7 +118,9 @@ type Options struct {
 	// means DefaultServerNameLen.
 	ServerNameLen int
 	Servers       []config.Server
-	Log           *Logger
+	// Log is where diagnostics go; New (and Reload) have it hide the
+	// values of the servers' env and variables (Logger.Hide).
+	Log *Logger
 	// Start starts a child server. It is required.
 	Start func(config.Server) (Process, error)
 	// Memory keeps what each server declared when it last started, for
@@ -207,6 +210,7 @@ func New(opts Options) *Aggregator {
 	if opts.Log == nil {
 		opts.Log = NewLogger(io.Discard, "", false)
 	}
+	opts.Log.Hide(opts.Servers)
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = 30 * time.Second
 	}

@@ -49,7 +49,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 			if failure == nil {
 				failure = fmt.Errorf("did not start: %v", context.Cause(ctx))
 			}
-			problems = append(problems, fmt.Sprintf("%s: %s", shown(c.key), shown(failure.Error())))
+			problems = append(problems, fmt.Sprintf("%s: %s", shown(c.key), shown(a.log.Conceal(failure.Error()))))
 			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", shown(c.key), stateFailed, shown(orDash(s.version)))
 			continue
 		}

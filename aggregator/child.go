@@ -66,6 +66,7 @@ type child struct {
 	logging      atomic.Int32             // a modern client's calls in flight to it that asked for logs (legacy child)
 	notifies     notifyBucket             // the rate of its messages (pace.go); its reader's only
 	lineCost     float64                  // what handle found the last line to cost (0: 1), for pace; its reader's only
+	elicitations urlElicitations          // its URL elicitations the client may see completed (owners.go)
 
 	mu           sync.Mutex // protects the fields below
 	state        childState
@@ -273,7 +274,7 @@ func (c *child) drop(err error) {
 	for _, r := range c.incoming.takeAll() {
 		r.cancel(c.errorf("is gone"))
 	}
-	c.failTasks(err)
+	c.failTasks(toldClient(err))
 	if c.conn != nil {
 		c.conn.Close(err)
 		// Reap it and whatever is left of its group; refused only once
@@ -358,7 +359,7 @@ func (c *child) lostAtEnd(err error) error {
 // answer: how the child ended, once it has, else err naming the child.
 func (c *child) lost(err error) error {
 	if failure := c.failed(); failure != nil {
-		return failure
+		return toldClient(failure)
 	}
 	if errors.Is(err, jsonrpc.ErrQueueFull) {
 		return c.errorf("is not reading its input: %w", err)

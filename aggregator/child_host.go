@@ -37,10 +37,11 @@ type childSettings struct {
 	memory               Memory // what it declared when it last started; may be nil
 }
 
-// sessionEvents are what a child tells the session of itself (the
-// Aggregator is the one implementation).
+// sessionEvents are what a child tells the session of itself, and the one
+// thing it asks of it (the Aggregator is the one implementation).
 type sessionEvents interface {
-	rebuild()                 // its lists changed: the registry is built anew
-	childUp(c *child)         // it is up and in the registry
-	tellClient(method string) // a list changed: the client is told, or will be
+	rebuild()                   // its lists changed: the registry is built anew
+	childUp(c *child)           // it is up and in the registry
+	tellClient(method string)   // a list changed: the client is told, or will be
+	uriOwner(uri string) *child // the server that owns a resource URI (owners.go); never waits
 }

@@ -63,6 +63,7 @@ type namedEntry struct {
 type resourceTemplate struct {
 	uriTemplate string
 	match       *regexp.Regexp
+	rank        templateRank // how specific it is (owners.go)
 	raw         []byte
 }
 
@@ -150,7 +151,7 @@ func (c *child) refreshTemplates(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		ts = append(ts, resourceTemplate{uriTemplate: t, match: templateMatcher(t), raw: it})
+		ts = append(ts, resourceTemplate{uriTemplate: t, match: templateMatcher(t), rank: rankTemplate(t), raw: it})
 	}
 	c.mu.Lock()
 	if c.lists.storable("resources/templates/list", began) {
@@ -357,16 +358,31 @@ func (c *child) hasResource(uri string) bool {
 }
 
 // templateFor reports whether one of the child's templates is exactly
-// uriTemplate (exact) or matches the URI uriTemplate (!exact).
-func (c *child) templateFor(uri string, exact bool) bool {
+// uriTemplate.
+func (c *child) templateFor(uriTemplate string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, t := range c.lists.templates {
-		if exact && t.uriTemplate == uri || !exact && t.match.MatchString(uri) {
+		if t.uriTemplate == uriTemplate {
 			return true
 		}
 	}
 	return false
+}
+
+// templateMatch returns the rank of the most specific of the child's
+// templates that matches uri, and whether one does.
+func (c *child) templateMatch(uri string) (templateRank, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var best templateRank
+	found := false
+	for _, t := range c.lists.templates {
+		if t.match.MatchString(uri) && (!found || t.rank.moreSpecific(best)) {
+			best, found = t.rank, true
+		}
+	}
+	return best, found
 }
 
 // resourceEntries and templateEntries return the raw entries of the

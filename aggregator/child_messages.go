@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -120,6 +121,10 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
+	if bad := undeclaredPart(c.host.client.state().caps.Raw(), m); bad != nil {
+		c.conn.Write(bad)
+		return
+	}
 	if c.incoming.len() >= maxClientRequests { // only this reader adds to it
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
 			"mcp-simple-aggregator: %d requests of this server already wait for the client's answers", maxClientRequests)))
@@ -136,6 +141,9 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 		}
 	default:
 		_, r.augmented = jsonrpc.Member(params, "task")
+	}
+	if m.Method == "elicitation/create" {
+		c.noteElicitation(params) // before the client can see it
 	}
 	params, token := c.host.relay.remapProgressToken(c, c.host.relay.relatedToClient(c, params))
 	r.token = token // before r is in the table, where drop may take it
@@ -157,6 +165,19 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	if cancelled != nil {
 		c.up.Cancel(id, cancelled)
 	}
+}
+
+// undeclaredPart is the error for a server's request m that asks the
+// client, whose capabilities are caps (raw), for a mode it did not declare
+// (capabilities.Undeclared: URL-mode elicitation of a client that
+// declared form only, sampling with tools of one without sampling.tools),
+// as the client would refuse it; nil when caps declare what m needs.
+func undeclaredPart(caps []byte, m *jsonrpc.Message) []byte {
+	part := capabilities.Undeclared(caps, m.Method, m.Params)
+	if part == "" {
+		return nil
+	}
+	return errorLine(m.ID, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: %s asks for %s, which the client did not declare", m.Method, part))
 }
 
 // Answered is the client's answer, which goes to the child under its id.

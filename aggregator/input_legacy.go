@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -95,6 +96,9 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 		need, known := inputMethods[method]
 		if !known || !caps.Declared(need) {
 			return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q asked for input with %q, which the client did not declare (capability %q)", c.child.key, method, need))
+		}
+		if part := capabilities.Undeclared(caps.Raw(), method, params); part != "" {
+			return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q asked for input with %q, which the client did not declare (capability %q)", c.child.key, method, part))
 		}
 		answer, err := c.a.askClient(ctx, method, c.a.relay.relatedToClient(c.child, params))
 		if err != nil {

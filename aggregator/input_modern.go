@@ -130,15 +130,25 @@ func (c *child) inputRequest(m *jsonrpc.Message) {
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
+	if bad := undeclaredPart(x.origin.declared(), m); bad != nil {
+		c.conn.Write(bad)
+		return
+	}
 	x.ask(inputAsk{id: m.ID, method: m.Method, params: m.Params})
 }
 
 // declares reports whether the modern request declared a client
 // capability in its _meta.
 func (c *call) declares(capability string) bool {
-	caps, _ := jsonrpc.Member(c.p.meta, eras.MetaClientCapabilities)
-	v, ok := jsonrpc.Member(caps, capability)
+	v, ok := jsonrpc.Member(c.declared(), capability)
 	return ok && string(v) != "null"
+}
+
+// declared is the client capabilities the modern request declared in its
+// _meta, raw.
+func (c *call) declared() []byte {
+	caps, _ := jsonrpc.Member(c.p.meta, eras.MetaClientCapabilities)
+	return caps
 }
 
 // ask adds a child's request and, when a call of the client is waiting,

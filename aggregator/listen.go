@@ -95,7 +95,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.Prompts, resources: want.resources && any.Resources}
 	owners := make(map[*child][]string)
 	for i, o := range a.resourceOwners(ctx, want.uris) {
-		if o != nil && o.era().watchable(o.capabilities()) {
+		if o != nil && o.running() && o.era().watchable(o.capabilities()) {
 			l.uris = append(l.uris, want.uris[i])
 			owners[o] = append(owners[o], want.uris[i])
 		}
@@ -125,20 +125,21 @@ func (a *Aggregator) endedListen(ctx context.Context, c *call) []byte {
 	return jsonrpc.AppendResult(nil, c.id, result)
 }
 
-// resourceOwners finds the child serving each URI, as resourceOwner does,
-// with one refresh of the lists for all the URIs nobody listed.
+// resourceOwners finds the server that owns each URI, running or down, as
+// resourceOwner does, with one refresh of the lists for all the URIs
+// nobody owns.
 func (a *Aggregator) resourceOwners(ctx context.Context, uris []string) []*child {
 	owners := make([]*child, len(uris))
 	missed := false
 	for i, uri := range uris {
-		owners[i] = a.lookupResource(uri)
+		owners[i] = a.uriOwner(uri)
 		missed = missed || owners[i] == nil
 	}
 	if missed {
 		a.refreshEach(ctx, a.resourceChildren(), "resources/list", (*child).refreshResources)
 		for i, uri := range uris {
 			if owners[i] == nil {
-				owners[i] = a.lookupResource(uri)
+				owners[i] = a.uriOwner(uri)
 			}
 		}
 	}

@@ -1,12 +1,17 @@
 package aggregator
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 )
 
 // defaultLogQueue bounds the bytes of log lines waiting to be written.
@@ -36,6 +41,10 @@ type Logger struct {
 	writing chan struct{} // while the writer goroutine runs: closed when it ends
 	written int           // lines written so far
 	broken  bool          // a write failed: nothing more is written
+
+	hidden atomic.Pointer[strings.Replacer] // puts names in place of the values Hide was given; nil: none
+	hideMu sync.Mutex                       // protects names; taken alone
+	names  map[string]string                // value -> the name shown in its place
 }
 
 // NewLogger returns a logger writing to w. Lines start with prefix; debug
@@ -111,8 +120,62 @@ func (l *Logger) Flush(idle time.Duration) bool {
 	}
 }
 
+// minHidden is the shortest value Hide hides: shorter ones (1, true,
+// debug) are no secrets, and replacing them would garble every line.
+const minHidden = 6
+
+// Hide has the logger's own lines, and what Conceal is given, show the
+// name in place of the value of each server's env entries (<env NAME>)
+// and of each variable expanded in its entry (${NAME}): a token or a
+// database URL never reaches a log through an error that quotes it. The
+// servers' own stderr lines, relayed by Write, are left as they are (a
+// client shows them in its log the same when it runs a server directly).
+// Values of fewer than minHidden bytes are not hidden; a value once
+// hidden stays hidden (a reload adds those of the servers it brings).
+func (l *Logger) Hide(servers []config.Server) {
+	l.hideMu.Lock()
+	defer l.hideMu.Unlock()
+	if l.names == nil {
+		l.names = make(map[string]string)
+	}
+	add := func(value, name string) {
+		if _, ok := l.names[value]; !ok && len(value) >= minHidden {
+			l.names[value] = name
+		}
+	}
+	for _, s := range servers {
+		for _, v := range s.Vars {
+			add(v.Value, "${"+v.Name+"}")
+		}
+		for _, v := range s.Env {
+			add(v.Value, "<env "+v.Name+">")
+		}
+	}
+	values := make([]string, 0, len(l.names))
+	for v := range l.names {
+		values = append(values, v)
+	}
+	// At one place in a line, the longest value wins: the Replacer tries
+	// its pairs in order.
+	slices.SortFunc(values, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	pairs := make([]string, 0, 2*len(values))
+	for _, v := range values {
+		pairs = append(pairs, v, l.names[v])
+	}
+	l.hidden.Store(strings.NewReplacer(pairs...))
+}
+
+// Conceal returns s with the values Hide was given replaced by their
+// names.
+func (l *Logger) Conceal(s string) string {
+	if r := l.hidden.Load(); r != nil {
+		return r.Replace(s)
+	}
+	return s
+}
+
 func (l *Logger) printf(level, format string, args ...any) {
-	line := l.prefix + level + fmt.Sprintf(format, args...) + "\n"
+	line := l.prefix + level + l.Conceal(fmt.Sprintf(format, args...)) + "\n"
 	l.enqueue([]byte(line))
 }
 

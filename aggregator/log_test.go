@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 )
 
 // within runs f and fails the test if it does not return within the
@@ -263,5 +265,25 @@ func TestLoggerCountsDropsWhereTheyHappened(t *testing.T) {
 	defer w.mu.Unlock()
 	if fmt.Sprint(w.lines) != fmt.Sprint(want) {
 		t.Errorf("lines %q, want %q", w.lines, want)
+	}
+}
+
+// The logger's own lines show names in place of the values of the
+// servers' env entries and expanded variables (long enough to be
+// secrets); the servers' stderr lines it relays are left alone.
+func TestLoggerHidesConfigValues(t *testing.T) {
+	var out syncBuffer
+	l := NewLogger(&out, "p: ", false)
+	l.Hide([]config.Server{{Key: "db",
+		Env:  []config.EnvVar{{Name: "DB_URL", Value: "postgres://app:hunter22@db/prod"}, {Name: "DEBUG", Value: "1"}},
+		Vars: []config.EnvVar{{Name: "PASSWORD", Value: "hunter22"}}}})
+	l.Warnf("dropped: %s; then %s; debug=%s", "cannot reach postgres://app:hunter22@db/prod", "hunter22 rejected", "1")
+	l.Write([]byte("[db] postgres://app:hunter22@db/prod\n"))
+	if !l.Flush(waitLimit) {
+		t.Fatal("not flushed")
+	}
+	want := "p: warning: dropped: cannot reach <env DB_URL>; then ${PASSWORD} rejected; debug=1" + seeErrors + "\n[db] postgres://app:hunter22@db/prod\n"
+	if got := out.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -112,8 +112,7 @@ var childRequests = map[string]string{
 }
 
 // childNotifications says what a child's notification does; every other
-// one (message, resources/updated, elicitation/complete and any newer)
-// goes up to the client untouched.
+// one (message and any newer) goes up to the client untouched.
 var childNotifications = map[string]func(*child, []byte){
 	"notifications/cancelled":              (*child).cancelled,
 	"notifications/progress":               (*child).progressed,
@@ -121,6 +120,9 @@ var childNotifications = map[string]func(*child, []byte){
 	"notifications/prompts/list_changed":   (*child).promptsChanged,
 	"notifications/resources/list_changed": (*child).resourcesChanged,
 	"notifications/tasks/status":           (*child).taskStatus,
+	// Only from their owner (owners.go).
+	"notifications/resources/updated":    (*child).resourceUpdated,
+	"notifications/elicitation/complete": (*child).elicitationComplete,
 }
 
 func answerPing(_ *Aggregator, _ context.Context, c *call) []byte {

@@ -32,6 +32,7 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	if a.life.isStopping() {
 		return
 	}
+	a.log.Hide(servers)
 	old := a.children()
 	next, added, retired, viewed := diffServers(a, old, servers)
 	if a.setCompound(compound) {
@@ -227,7 +228,7 @@ func (c *child) retire(why string) {
 		for _, r := range c.incoming.takeAll() {
 			r.cancel(err)
 		}
-		c.failTasks(err)
+		c.failTasks(toldClient(err))
 		c.markInited()
 		c.markReady()
 	}

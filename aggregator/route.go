@@ -203,7 +203,9 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	if !ok {
 		return
 	}
-	if resp.Error == nil {
+	if resp.Error != nil {
+		c.child.noteRequiredElicitations(resp.Error)
+	} else {
 		// Its task ties, if any, are its own tasks' (under the ids the
 		// client knows), or taken out.
 		if tied := c.a.relay.relatedToClient(c.child, resp.Result); !sameSlice(tied, resp.Result) {

@@ -111,19 +111,22 @@ func (c *child) downState() string {
 	return "stopped working and was dropped"
 }
 
-// routeByURI routes resources/read, subscribe and unsubscribe to the child
-// serving the URI.
+// routeByURI routes resources/read, subscribe and unsubscribe to the
+// server that owns the URI (owners.go); a URI whose owner is down gets an
+// error naming it.
 func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
 	uri, ok := c.uriString()
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs one params.uri (a string)")
 	}
 	owner := a.resourceOwner(ctx, uri)
-	if owner == nil {
-		if ctx.Err() != nil {
-			return target{}, nil
-		}
+	switch {
+	case owner == nil && ctx.Err() != nil:
+		return target{}, nil
+	case owner == nil:
 		return target{}, c.resourceNotFound(uri)
+	case !owner.running():
+		return target{}, c.unavailable(uri, owner)
 	}
 	return to(owner, c.params), nil
 }
@@ -158,10 +161,14 @@ func (a *Aggregator) routeCompletion(ctx context.Context, c *call) (target, []by
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
 	case "ref/resource":
 		uri, _ := jsonrpc.StringMember(ref, "uri")
-		if owner := a.templateOwner(uri); owner != nil {
-			return to(owner, c.params), nil
+		owner := a.templateOwner(uri)
+		if owner == nil {
+			owner = a.resourceOwner(ctx, uri)
 		}
-		if owner := a.resourceOwner(ctx, uri); owner != nil {
+		if owner != nil && !owner.running() {
+			return target{}, c.unavailable(uri, owner)
+		}
+		if owner != nil {
 			return to(owner, c.params), nil
 		}
 		if ctx.Err() != nil {
@@ -183,36 +190,22 @@ func (a *Aggregator) resourceChildren() []*child {
 	return cs
 }
 
-// resourceOwner finds the child serving uri: the first that listed it, else
-// the first whose template matches it. On a miss it refreshes the lists once,
-// for resources that appeared since.
+// resourceOwner finds the server that owns uri, running or down
+// (uriOwner). On a miss it refreshes the lists once, for resources that
+// appeared since.
 func (a *Aggregator) resourceOwner(ctx context.Context, uri string) *child {
-	if c := a.lookupResource(uri); c != nil {
+	if c := a.uriOwner(uri); c != nil {
 		return c
 	}
 	a.refreshEach(ctx, a.resourceChildren(), "resources/list", (*child).refreshResources)
-	return a.lookupResource(uri)
+	return a.uriOwner(uri)
 }
 
-func (a *Aggregator) lookupResource(uri string) *child {
-	cs := a.resourceChildren()
-	for _, c := range cs {
-		if c.hasResource(uri) {
-			return c
-		}
-	}
-	for _, c := range cs {
-		if c.templateFor(uri, false) {
-			return c
-		}
-	}
-	return nil
-}
-
-// templateOwner is the first child that listed exactly this URI template.
+// templateOwner is the first server, running or down, that listed exactly
+// this URI template.
 func (a *Aggregator) templateOwner(uriTemplate string) *child {
-	for _, c := range a.resourceChildren() {
-		if c.templateFor(uriTemplate, true) {
+	for _, c := range a.children() {
+		if c.settled() && c.templateFor(uriTemplate) {
 			return c
 		}
 	}

@@ -71,6 +71,11 @@ type Server struct {
 	Env     []EnvVar // in file order
 	Dir     string   // "cwd": the directory it runs in; "": the aggregator's
 	Tools   Tools    // which of its tools are exposed, under which names
+	// Vars are the environment variables expanded in its command, args,
+	// env and cwd, with their values, in the order first used: with Env,
+	// the values the aggregator's own messages must not show (the names
+	// stand in for them).
+	Vars []EnvVar
 }
 
 // EnvVar is one entry of a server's "env" object; Value is expanded.

@@ -73,7 +73,7 @@ func TestParse(t *testing.T) {
 		{
 			name: "cwd expanded as args are",
 			json: `{"mcpServers": {"a": {"command": "./srv", "cwd": "${HOME}/proj"}, "b": {"command": "c", "cwd": null}}}`,
-			want: []Server{{Key: "a", Command: "./srv", Args: []string{}, Dir: "/home/u/proj"}, {Key: "b", Command: "c", Args: []string{}}},
+			want: []Server{{Key: "a", Command: "./srv", Args: []string{}, Dir: "/home/u/proj", Vars: []EnvVar{{"HOME", "/home/u"}}}, {Key: "b", Command: "c", Args: []string{}}},
 		},
 		{
 			name: "remote entries skipped, the others served",
@@ -100,7 +100,8 @@ func TestParse(t *testing.T) {
 			opts: Options{LookupEnv: lookupIn(testEnv)},
 			want: []Server{{Key: "$HOME", Command: "/home/u/bin/srv",
 				Args: []string{"--token=s3cret", "$1", "dflt"},
-				Env:  []EnvVar{{"$TOKEN", "s3cret"}, {"PATHS", "/home/u:/usr"}}}},
+				Env:  []EnvVar{{"$TOKEN", "s3cret"}, {"PATHS", "/home/u:/usr"}},
+				Vars: []EnvVar{{"HOME", "/home/u"}, {"TOKEN", "s3cret"}}}}, // each once, NOPE and EMPTY not (unset, empty)
 		},
 		{
 			name: "escaped key decoded",
@@ -319,7 +320,7 @@ func TestLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &Config{Path: path, Servers: []Server{{Key: "a", Command: "s3cret", Args: []string{}}}}
+		want := &Config{Path: path, Servers: []Server{{Key: "a", Command: "s3cret", Args: []string{}, Vars: []EnvVar{{"TOKEN", "s3cret"}}}}}
 		if !reflect.DeepEqual(cfg, want) {
 			t.Errorf("Load = %#v, want %#v", cfg, want)
 		}

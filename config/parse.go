@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,7 @@ import (
 // problem and warning it finds.
 type parser struct {
 	lookup   func(string) (string, bool)
+	vars     []EnvVar // the variables expanded in the server being read (Server.Vars)
 	sep      string
 	problems []Problem
 	warnings []Problem
@@ -136,6 +138,7 @@ func (p *parser) server(at, key string, raw json.RawMessage) (Server, bool) {
 	}
 
 	s := Server{Key: key, Args: []string{}}
+	p.vars = nil
 	for _, f := range fields {
 		switch f.name {
 		case "command":
@@ -152,6 +155,7 @@ func (p *parser) server(at, key string, raw json.RawMessage) (Server, bool) {
 			}
 		}
 	}
+	s.Vars = p.vars
 	p.checkExposed(s)
 	if _, ok := get["command"]; !ok {
 		p.problem(child(at, "command"), "must be a non-empty string")
@@ -273,9 +277,16 @@ func (p *parser) env(s *Server, at string, raw json.RawMessage) {
 	}
 }
 
-// expand expands s and reports each of its problems at where.
+// expand expands s and reports each of its problems at where; the
+// variables it expands are noted in p.vars.
 func (p *parser) expand(where, s string) (string, bool) {
-	out, msgs := expand(s, p.lookup)
+	out, msgs := expand(s, func(name string) (string, bool) {
+		v, ok := p.lookup(name)
+		if v != "" && !slices.Contains(p.vars, EnvVar{name, v}) {
+			p.vars = append(p.vars, EnvVar{name, v})
+		}
+		return v, ok
+	})
 	for _, m := range msgs {
 		p.problems = append(p.problems, Problem{Where: where, Msg: m})
 	}

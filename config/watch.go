@@ -31,9 +31,13 @@ func NewWatcher(path string, opts Options) *Watcher {
 // the new Config, or with the error of a file that no longer loads (the
 // caller then keeps what it runs). A file that vanished for a moment
 // (between an editor's delete and its rename) is looked at again at the
-// next interval. reload runs on Run's goroutine, one call at a time. Run
-// returns when ctx ends. A stat each interval is all it costs while
-// nothing changes.
+// next interval. A file that users other than its owner can change
+// (CheckOwnerOnly) is not loaded: reload is called with the *OpenError
+// instead, at each change, and an edit made while it was so is never
+// applied by the poll, not even once the file is safe again (only a later
+// edit, or a poke, is).
+// reload runs on Run's goroutine, one call at a time. Run returns when
+// ctx ends. A stat each interval is all it costs while nothing changes.
 func (w *Watcher) Run(ctx context.Context, interval time.Duration, poke <-chan os.Signal, reload func(*Config, error)) {
 	var ticks <-chan time.Time
 	if interval > 0 {
@@ -58,6 +62,10 @@ func (w *Watcher) Run(ctx context.Context, interval time.Duration, poke <-chan o
 			continue
 		}
 		w.last = now
+		if err := CheckOwnerOnly(w.path); err != nil {
+			reload(nil, err)
+			continue
+		}
 		reload(Load(w.path, w.opts))
 	}
 }

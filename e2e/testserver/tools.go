@@ -268,6 +268,9 @@ func toolProgress(s *server, c *toolCall) ([]byte, *rpcError) {
 func toolCrash(s *server, _ *toolCall) ([]byte, *rpcError) {
 	crashing.Lock() // never unlocked: the process exits with 3, not 0
 	s.logf("crash requested")
+	if last := os.Getenv("TESTSERVER_LAST_WORDS"); last != "" {
+		s.logf("%s", last) // a secret, say: what a server that fails may print
+	}
 	os.Exit(3)
 	return nil, errNoReply
 }

@@ -1,0 +1,210 @@
+package aggregator
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
+)
+
+// Who owns what a server may speak of: a resource URI, a URL-mode
+// elicitation. Requests about a URI go to its owner alone, and a server's
+// notifications about a URI or an elicitation reach the client only from
+// their owner, so that no server speaks for another.
+//
+// A URI's owner is, among the servers that run or have died (a server
+// that died keeps what it listed), the first in config order that listed
+// the URI itself; else the server whose template matching it is the most
+// specific (templateRank), whatever the config order; config order
+// decides only between templates of equal rank. A URI whose owner is down
+// gets an error naming it, and is never routed to another.
+
+// templateRank is how specific a URI template is; of two templates that
+// match a URI, the more specific wins, by these in turn: the longer
+// literal prefix (the text before the first expression), the more literal
+// characters, the fewer wide expressions (those that may span a "/":
+// {+x}, {#x}, {/x}), the fewer expressions.
+type templateRank struct {
+	prefix, literal, wide, exprs int
+}
+
+// rankTemplate ranks the URI template t.
+func rankTemplate(t string) templateRank {
+	var r templateRank
+	r.prefix = len(t)
+	if i := strings.IndexByte(t, '{'); i >= 0 {
+		r.prefix = i
+	}
+	for len(t) > 0 {
+		open := strings.IndexByte(t, '{')
+		end := strings.IndexByte(t[max(open, 0):], '}')
+		if open < 0 || end < 0 {
+			r.literal += len(t)
+			break
+		}
+		r.literal += open
+		r.exprs++
+		if expr := t[open+1 : open+end]; strings.HasPrefix(expr, "+") || strings.HasPrefix(expr, "#") || strings.HasPrefix(expr, "/") {
+			r.wide++
+		}
+		t = t[open+end+1:]
+	}
+	return r
+}
+
+// moreSpecific reports whether r ranks strictly above s.
+func (r templateRank) moreSpecific(s templateRank) bool {
+	switch {
+	case r.prefix != s.prefix:
+		return r.prefix > s.prefix
+	case r.literal != s.literal:
+		return r.literal > s.literal
+	case r.wide != s.wide:
+		return r.wide < s.wide
+	}
+	return r.exprs < s.exprs
+}
+
+// uriOwner is the server that owns uri, running or down (see above); nil
+// when none does, or its owner is still starting. It only looks: it never
+// waits, so a reader may ask.
+func (a *Aggregator) uriOwner(uri string) *child {
+	cs := a.children()
+	for _, c := range cs {
+		if c.settled() && c.hasResource(uri) {
+			return c
+		}
+	}
+	var best *child
+	var bestRank templateRank
+	for _, c := range cs {
+		if !c.settled() {
+			continue
+		}
+		if r, ok := c.templateMatch(uri); ok && (best == nil || r.moreSpecific(bestRank)) {
+			best, bestRank = c, r
+		}
+	}
+	return best
+}
+
+// settled reports whether the child runs, or has failed or was stopped:
+// whether what it listed is its own (owners.go).
+func (c *child) settled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state != stateStarting
+}
+
+// unavailable is the error for a request about uri, whose owner is down.
+func (c *call) unavailable(uri string, owner *child) []byte {
+	return errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("Resource %s is unavailable: server %q %s (the aggregator's log says why)", uri, owner.key, owner.downState()))
+}
+
+// resourceUpdated passes the server's notifications/resources/updated on
+// when the server owns its URI: a server cannot tell the client that
+// another's resource changed.
+func (c *child) resourceUpdated(params []byte) {
+	uri, _ := jsonrpc.StringMember(params, "uri")
+	if owner := c.host.session.uriOwner(uri); owner != c {
+		c.host.log.Debugf("server %q: resources/updated for %q, a URI it does not own, dropped", c.key, uri)
+		return
+	}
+	c.notifyClient(&jsonrpc.Message{Method: "notifications/resources/updated", Params: params})
+}
+
+// elicitationComplete passes the server's notifications/elicitation/complete
+// on when the elicitation is one of its own, once: a server cannot tell the
+// user that another's sign-in is done.
+func (c *child) elicitationComplete(params []byte) {
+	id, _ := jsonrpc.StringMember(params, "elicitationId")
+	if !c.elicitations.take(id) {
+		c.host.log.Debugf("server %q: elicitation/complete for %q, which is none of its URL elicitations, dropped", c.key, id)
+		return
+	}
+	c.notifyClient(&jsonrpc.Message{Method: "notifications/elicitation/complete", Params: params})
+}
+
+// urlElicitations are the URL-mode elicitations of one server that went up
+// to the client (its elicitation/create, or a -32042 error's
+// data.elicitations) and may still be completed, by elicitationId; the
+// oldest are forgotten past maxElicitations.
+type urlElicitations struct {
+	mu    sync.Mutex // protects the fields below; a leaf
+	open  map[string]bool
+	order []string // ids in the order they went up, some perhaps taken
+}
+
+// maxElicitations bounds the URL elicitations of one server kept open.
+const maxElicitations = 256
+
+// add records an elicitation of the server that went up.
+func (u *urlElicitations) add(id string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.open == nil {
+		u.open = make(map[string]bool)
+	}
+	if u.open[id] {
+		return
+	}
+	for len(u.open) >= maxElicitations && len(u.order) > 0 {
+		delete(u.open, u.order[0])
+		u.order = u.order[1:]
+	}
+	u.open[id] = true
+	u.order = append(u.order, id)
+}
+
+// take reports whether id is an open elicitation of the server, and
+// forgets it.
+func (u *urlElicitations) take(id string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.open[id] {
+		return false
+	}
+	delete(u.open, id)
+	if len(u.order) > 2*maxElicitations { // taken ids left in order
+		u.order = compact(u.order, u.open)
+	}
+	return true
+}
+
+// compact keeps the ids of order still open.
+func compact(order []string, open map[string]bool) []string {
+	kept := order[:0]
+	for _, id := range order {
+		if open[id] {
+			kept = append(kept, id)
+		}
+	}
+	return kept
+}
+
+// noteElicitation records the elicitationId of a URL-mode
+// elicitation/create of the server that goes up to the client.
+func (c *child) noteElicitation(params []byte) {
+	if mode, _ := jsonrpc.StringMember(params, "mode"); mode != "url" {
+		return
+	}
+	if id, ok := jsonrpc.StringMember(params, "elicitationId"); ok {
+		c.elicitations.add(id)
+	}
+}
+
+// noteRequiredElicitations records the elicitationIds of a -32042 error
+// (URL elicitation required) the server answered a call with: its
+// data.elicitations went up to the client.
+func (c *child) noteRequiredElicitations(errObj []byte) {
+	if code, _ := jsonrpc.Member(errObj, "code"); string(code) != "-32042" {
+		return
+	}
+	data, _ := jsonrpc.Member(errObj, "data")
+	list, _ := jsonrpc.Member(data, "elicitations")
+	items, _ := jsonrpc.Elements(list)
+	for _, it := range items {
+		c.noteElicitation(it)
+	}
+}
