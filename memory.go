@@ -16,7 +16,7 @@ import (
 // fileMemory is the aggregator's Memory on disk: what each server declared
 // when it last started (its capabilities and instructions), one small file
 // a server in the user's cache directory, named by a hash of what starts
-// it (command, args, env), so that no value of the config is written in a
+// it (command, args, env, cwd), so that no value of the config is written in a
 // name, and a changed entry is a new server. Files are the user's alone
 // (0600). It is a cache: what cannot be read is not remembered, what
 // cannot be written is said once with --debug, and nothing fails.
@@ -39,7 +39,7 @@ func newFileMemory(log *aggregator.Logger) aggregator.Memory {
 
 // path is the file of s: a hash of what starts it.
 func (m *fileMemory) path(s config.Server) string {
-	id, _ := json.Marshal([]any{s.Command, s.Args, s.Env})
+	id, _ := json.Marshal([]any{s.Command, s.Args, s.Env, s.Dir})
 	sum := sha256.Sum256(id)
 	return filepath.Join(m.dir, hex.EncodeToString(sum[:16])+".json")
 }
