@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 )
 
 // defaultLogQueue bounds the bytes of log lines waiting to be written.
@@ -111,9 +113,16 @@ func (l *Logger) Flush(idle time.Duration) bool {
 	}
 }
 
+// printf queues one line of the aggregator's own. Every control character
+// in it but a newline is escaped (printable.Append): what a server wrote is
+// quoted where it is logged, and this makes sure that nothing slips
+// through raw.
 func (l *Logger) printf(level, format string, args ...any) {
-	line := l.prefix + level + fmt.Sprintf(format, args...) + "\n"
-	l.enqueue([]byte(line))
+	msg := fmt.Sprintf(format, args...)
+	line := make([]byte, 0, len(l.prefix)+len(level)+len(msg)+1)
+	line = append(append(line, l.prefix...), level...)
+	line = printable.Append(line, []byte(msg), '\n')
+	l.enqueue(append(line, '\n'))
 }
 
 // enqueue queues line, which the Logger now owns, and starts the writer

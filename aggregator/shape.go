@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -176,7 +177,7 @@ func isName(key string, v []byte) string {
 		return strconv.Quote(key) + " is not a string"
 	case name == "":
 		return strconv.Quote(key) + " is empty"
-	case hasControl(name):
+	case printable.HasControl(name):
 		return strconv.Quote(key) + " holds control characters"
 	}
 	return ""
