@@ -97,15 +97,15 @@ func TestNameCollisionIsSettledByTheNamesNotTheOrder(t *testing.T) {
 	// With separator "__", key "a" + tool "_x" and key "a_" + tool "x" both
 	// make "a___x".
 	fakes := map[string]func(string, []byte) string{
-		"a":  toolServer(`{"name":"_x","description":"from a"}`),
-		"a_": toolServer(`{"name":"x","description":"from a_"}`, `{"name":"y"}`),
+		"a":  toolServer(`{"name":"_x","description":"from a","inputSchema":{"type":"object"}}`),
+		"a_": toolServer(`{"name":"x","description":"from a_","inputSchema":{"type":"object"}}`, `{"name":"y","inputSchema":{"type":"object"}}`),
 	}
 	var lists []string
 	for _, order := range [][]string{{"a", "a_"}, {"a_", "a"}} {
 		h := serveFakes(t, "__", fakes, order...)
 		h.exchange(initLine)
 		got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-		for _, name := range []string{`{"name":"a___x","description":"from a"}`, `{"name":"a___x_69a19593","description":"from a_"}`, `{"name":"a___y"}`} {
+		for _, name := range []string{`{"name":"a___x","description":"from a",`, `{"name":"a___x_69a19593","description":"from a_",`, `{"name":"a___y",`} {
 			if !strings.Contains(got, name) {
 				t.Errorf("order %v: tools/list %s has no %s", order, got, name)
 			}
@@ -122,11 +122,11 @@ func TestNameCollisionIsSettledByTheNamesNotTheOrder(t *testing.T) {
 
 func TestPrefixedNameKeepsTheChildsEscapes(t *testing.T) {
 	h := serveFakes(t, ":", map[string]func(string, []byte) string{
-		"k": toolServer(`{ "name" : "caf\u00e9\"q" , "x":1}`),
+		"k": toolServer(`{ "name" : "caf\u00e9\"q" , "x":1, "inputSchema":{"type":"object"}}`),
 	}, "k")
 	h.exchange(initLine)
 	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{ "name" : "k:caf\u00e9\"q" , "x":1}]}}`
+	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{ "name" : "k:caf\u00e9\"q" , "x":1, "inputSchema":{"type":"object"}}]}}`
 	if got != want {
 		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
 	}
@@ -134,9 +134,9 @@ func TestPrefixedNameKeepsTheChildsEscapes(t *testing.T) {
 
 func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
 	pages := map[string]string{
-		"":   `{"tools":[{"name":"a"}],"nextCursor":"p2"}`,
-		"p2": `{"tools":[{"name":"b"}],"nextCursor":"p3"}`,
-		"p3": `{"tools":[{"name":"c"}]}`,
+		"":   `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`,
+		"p2": `{"tools":[{"name":"b","inputSchema":{"type":"object"}}],"nextCursor":"p3"}`,
+		"p3": `{"tools":[{"name":"c","inputSchema":{"type":"object"}}]}`,
 	}
 	paged := func(loop bool) func(string, []byte) string {
 		return func(method string, params []byte) string {
@@ -155,7 +155,7 @@ func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
 	}, "paged", "loops")
 	h.exchange(initLine)
 	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"paged:a"},{"name":"paged:b"},{"name":"paged:c"}]}}`
+	want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"paged:a","inputSchema":{"type":"object"}},{"name":"paged:b","inputSchema":{"type":"object"}},{"name":"paged:c","inputSchema":{"type":"object"}}]}}`
 	if got != want {
 		t.Fatalf("tools/list:\n got %s\nwant %s", got, want)
 	}

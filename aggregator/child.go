@@ -187,13 +187,18 @@ func (c *child) pace(answered bool) {
 	}
 }
 
-// invalid handles a line of the child that is not a valid message.
+// invalid handles a line of the child that is not a valid message; the
+// warning quotes the line (clipLine), escapes and all.
 func (c *child) invalid(line []byte, m *jsonrpc.Message, err error) {
 	var id []byte // null: a request with a null or malformed id still gets an answer
-	if errors.Is(err, jsonrpc.ErrDuplicateMember) {
+	switch {
+	case errors.Is(err, jsonrpc.ErrDuplicateMember):
 		c.host.log.Warnf("server %q: refused a message in which %v (clients disagree on which copy counts): %s", c.key, err, clipLine(line))
 		id = m.ID // the message is whole: its id was read
-	} else {
+	case errors.Is(err, jsonrpc.ErrTooDeep):
+		c.host.log.Warnf("server %q: refused a message %v: %s", c.key, err, clipLine(line))
+		id = m.ID // its id, if it has one, was read
+	default:
 		c.host.log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", c.key, err, clipLine(line))
 	}
 	if m != nil && m.Method != "" && !isBrokenNotification(line, m) {
@@ -439,12 +444,4 @@ func (c *child) capabilities() capabilities.Server {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.caps
-}
-
-func clipLine(line []byte) string {
-	const max = 200
-	if len(line) > max {
-		return fmt.Sprintf("%s... (%d bytes)", line[:max], len(line))
-	}
-	return string(line)
 }

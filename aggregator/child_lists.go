@@ -28,6 +28,10 @@ type childLists struct {
 	resourceList [][]byte          // raw entries in the child's order
 	templates    []resourceTemplate
 
+	// reported are the malformed entries already reported, by list
+	// method and entry (shape.go): a list fetched again warns once.
+	reported map[string]bool
+
 	// stored says, by list method, when the fetch of the list stored
 	// began (its number in fetches): a fetch that began earlier and ended
 	// later never overwrites what a later one stored.
@@ -192,6 +196,7 @@ func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]by
 	var params []byte
 	var hints []eras.Hint
 	seen := make(map[string]bool)
+	listed := 0 // entries of the earlier pages
 	for page := 0; page < maxPages; page++ {
 		resp, err := c.call(ctx, method, params)
 		if err != nil {
@@ -204,7 +209,8 @@ func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]by
 		if err != nil {
 			return nil, eras.Hint{}, err
 		}
-		all = append(all, items...)
+		all = c.appendWellFormed(all, method, items, listed)
+		listed += len(items)
 		if h, ok := c.era().listHint(resp.Result); ok {
 			hints = append(hints, h)
 		}

@@ -42,7 +42,7 @@ func demandServers(t *testing.T, opts Options) (*harness, chan struct{}, func() 
 					answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`)
 				}()
 			case "tools/list":
-				answer(`{"tools":[{"name":"x"}]}`)
+				answer(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`)
 			case "tools/call":
 				answer(`{"content":[{"type":"text","text":"done"}]}`)
 			}
@@ -88,7 +88,7 @@ func TestACallStartsOnlyItsServerAndWaitsForIt(t *testing.T) {
 	h, release, started := demandServers(t, Options{})
 	h.exchange(initAs("mcp"))
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow:x"}}`)
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow:x","inputSchema":{"type":"object"}}}`)
 	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
 		t.Fatalf("while the call waits for its server, a ping got %s", got)
 	}
@@ -153,7 +153,7 @@ func TestTheFirstListOfAClientThatListsOnceWaits(t *testing.T) {
 		t.Fatalf("while the list waits, a ping got %s", got)
 	}
 	close(release)
-	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x"},{"name":"slow:x"}]}}`; got != want {
+	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
 		t.Errorf("the first list:\n got %s\nwant %s", got, want)
 	}
 }

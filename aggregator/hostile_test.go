@@ -243,25 +243,33 @@ func TestABogusLogLevelIsRefused(t *testing.T) {
 	}
 }
 
-// --check shows a server's tool names with newlines, tabs or terminal
-// escapes quoted: a name cannot forge a row or reach the terminal raw.
+// A tool name with newlines, tabs or terminal escapes is left out (for
+// every client, --check too), and the warning that says so quotes it: a
+// name cannot forge a row of --check or reach the terminal raw.
 func TestCheckQuotesWhatIsNotPrintable(t *testing.T) {
-	opts := Options{Name: "agg", Version: "test", Servers: []config.Server{{Key: "k", Command: "fake"}},
+	var log syncBuffer
+	opts := Options{Name: "agg", Version: "test", Servers: []config.Server{{Key: "k", Command: "fake"}}, Log: NewLogger(&log, "", false),
 		Start: func(config.Server) (Process, error) {
-			return startFake(toolServer(`{"name":"ok"}`, `{"name":"evil\nk2  ok  2025-11-25  1 ms  1"}`, `{"name":"\u001b[31mred"}`, `{"name":"tab\there"}`)), nil
+			return startFake(toolServer(`{"name":"ok","inputSchema":{"type":"object"}}`, `{"name":"evil\nk2  ok  2025-11-25  1 ms  1","inputSchema":{"type":"object"}}`,
+				`{"name":"\u001b[31mred","inputSchema":{"type":"object"}}`, `{"name":"tab\there","inputSchema":{"type":"object"}}`)), nil
 		}}
+	a := New(opts)
 	var out strings.Builder
-	if !New(opts).Check(context.Background(), &out) {
+	if !a.Check(context.Background(), &out) {
 		t.Fatalf("Check failed:\n%s", out.String())
 	}
 	report := out.String()
-	for _, want := range []string{`"k:evil\nk2  ok  2025-11-25  1 ms  1"`, `"k:\x1b[31mred"`, `"k:tab\there"`, "\n  k:ok\n"} {
-		if !strings.Contains(report, want) {
-			t.Errorf("the report lacks %s:\n%s", want, report)
+	if !strings.Contains(report, "Tools (1):\n  k:ok\n") {
+		t.Errorf("the report lists more than k:ok:\n%s", report)
+	}
+	a.log.Flush(waitLimit)
+	for _, want := range []string{`"evil\nk2  ok  2025-11-25  1 ms  1"`, `"\x1b[31mred"`, `"tab\there"`} {
+		if !strings.Contains(log.String(), `tool `+want+`: left out: "name" holds control characters`) {
+			t.Errorf("the log does not name %s:\n%s", want, log.String())
 		}
 	}
-	if strings.ContainsAny(report, "\x1b\t") || strings.Contains(report, "\nk2 ") {
-		t.Errorf("the report holds a raw escape, tab or forged row:\n%s", report)
+	if strings.ContainsAny(report+log.String(), "\x1b\t") || strings.Contains(report+log.String(), "\nk2 ") {
+		t.Errorf("the report or the log holds a raw escape, tab or forged row:\n%s\n%s", report, log.String())
 	}
 }
 

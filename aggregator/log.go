@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 )
 
 // defaultLogQueue bounds the bytes of log lines waiting to be written.
@@ -174,9 +175,16 @@ func (l *Logger) Conceal(s string) string {
 	return s
 }
 
+// printf queues one line of the aggregator's own, the values Hide was
+// given concealed. Every control character in it but a newline is escaped
+// (printable.Append): what a server wrote is quoted where it is logged,
+// and this makes sure that nothing slips through raw.
 func (l *Logger) printf(level, format string, args ...any) {
-	line := l.prefix + level + l.Conceal(fmt.Sprintf(format, args...)) + "\n"
-	l.enqueue([]byte(line))
+	msg := l.Conceal(fmt.Sprintf(format, args...))
+	line := make([]byte, 0, len(l.prefix)+len(level)+len(msg)+1)
+	line = append(append(line, l.prefix...), level...)
+	line = printable.Append(line, []byte(msg), '\n')
+	l.enqueue(append(line, '\n'))
 }
 
 // enqueue queues line, which the Logger now owns, and starts the writer

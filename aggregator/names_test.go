@@ -50,12 +50,12 @@ func TestNamingFor(t *testing.T) {
 
 // awkwardTools are a child's tools with names that strict clients refuse.
 var awkwardTools = []string{
-	`{"name":"immich.assets.list","description":"dotted"}`,
-	`{"name":"get weather"}`,
-	`{"name":"` + long + `"}`,
-	`{"name":"a.b"}`,
-	`{"name":"a_b"}`,
-	`{"name":"ok"}`,
+	`{"name":"immich.assets.list","description":"dotted","inputSchema":{"type":"object"}}`,
+	`{"name":"get weather","inputSchema":{"type":"object"}}`,
+	`{"name":"` + long + `","inputSchema":{"type":"object"}}`,
+	`{"name":"a.b","inputSchema":{"type":"object"}}`,
+	`{"name":"a_b","inputSchema":{"type":"object"}}`,
+	`{"name":"ok","inputSchema":{"type":"object"}}`,
 }
 
 // namesServer is toolServer(awkwardTools) whose tools/call answers with
@@ -218,7 +218,7 @@ func longNamesServer(method string, params []byte) string {
 	case "tools/list":
 		var defs []string
 		for _, n := range longTools {
-			defs = append(defs, `{"name":"`+n+`","description":"does `+n+`"}`)
+			defs = append(defs, `{"name":"`+n+`","description":"does `+n+`","inputSchema":{"type":"object"}}`)
 		}
 		return `{"tools":[` + strings.Join(defs, ",") + `]}`
 	case "prompts/list":

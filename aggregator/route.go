@@ -174,11 +174,17 @@ func (a *Aggregator) forward(c *call, t target) {
 }
 
 // Answered is the child's answer (or the error that ended the child's
-// connection), on the goroutine that received it. The answer to an
+// connection), on the goroutine that received it. An answer with a member
+// twice, or one a client could not read (shape.go), becomes an error
+// naming the child. The answer to an
 // exchange goes to the call waiting for it, if any (input_modern.go).
 func (c *call) Answered(resp *jsonrpc.Message, err error) {
 	if resp != nil && resp.Duplicate != "" {
 		resp, err = nil, c.child.duplicateAnswer(resp.Duplicate)
+	} else if resp != nil {
+		if problem := answerProblem(resp); problem != "" {
+			resp, err = nil, c.child.malformedAnswer(problem)
+		}
 	}
 	if x := c.exchange; x != nil {
 		if w := x.finish(resp, err); w != nil {

@@ -33,7 +33,7 @@ func slowStart(t *testing.T, opts Options) (*harness, chan struct{}) {
 					answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"prompts":{}},"serverInfo":{"name":"p","version":"1"}}`)
 				}()
 			case "tools/list":
-				answer(`{"tools":[{"name":"x"}]}`)
+				answer(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`)
 			case "prompts/list":
 				answer(`{"prompts":[]}`)
 			case "tools/call":
@@ -98,16 +98,16 @@ func TestSlowServerIsAnnouncedWhenUp(t *testing.T) {
 		}
 	}
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	if got, want := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x"}]}}`; got != want {
+	if got, want := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}}]}}`; got != want {
 		t.Fatalf("tools/list before slow is up:\n got %s\nwant %s", got, want)
 	}
-	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast:x"}}`); !strings.Contains(got, `"done"`) {
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast:x","inputSchema":{"type":"object"}}}`); !strings.Contains(got, `"done"`) {
 		t.Fatalf("a call to the server that is up: %s", got)
 	}
 	close(release)
 	h.next(`"method":"notifications/tools/list_changed"`)
 	h.next(`"method":"notifications/prompts/list_changed"`)
-	if got, want := h.exchange(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"fast:x"},{"name":"slow:x"}]}}`; got != want {
+	if got, want := h.exchange(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
 		t.Fatalf("tools/list once slow is up:\n got %s\nwant %s", got, want)
 	}
 }
@@ -120,11 +120,11 @@ func TestFirstListWaitsForAClientThatIgnoresListChanged(t *testing.T) {
 	h.exchange(initAs("codex-mcp-client"))
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast:x"}}`); !strings.Contains(got, `"id":3,"result"`) {
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast:x","inputSchema":{"type":"object"}}}`); !strings.Contains(got, `"id":3,"result"`) {
 		t.Fatalf("a call to the server that is up, while tools/list waits: %s", got)
 	}
 	close(release)
-	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x"},{"name":"slow:x"}]}}`; got != want {
+	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
 		t.Fatalf("the first tools/list:\n got %s\nwant %s", got, want)
 	}
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
@@ -166,12 +166,12 @@ func TestSlowServerDoesNotHoldDiscover(t *testing.T) {
 	}
 	h.send(modernLine("2", "subscriptions/listen", `"notifications":{"toolsListChanged":true}`))
 	h.next(`notifications/subscriptions/acknowledged`)
-	if got := h.exchange(modernLine("3", "tools/list", "")); !strings.Contains(got, `"tools":[{"name":"fast:x"}]`) {
+	if got := h.exchange(modernLine("3", "tools/list", "")); !strings.Contains(got, `"tools":[{"name":"fast:x","inputSchema":{"type":"object"}}]`) {
 		t.Fatalf("tools/list before slow is up: %s", got)
 	}
 	close(release)
 	h.next(`"method":"notifications/tools/list_changed"`)
-	if got := h.exchange(modernLine("4", "tools/list", "")); !strings.Contains(got, `{"name":"slow:x"}`) {
+	if got := h.exchange(modernLine("4", "tools/list", "")); !strings.Contains(got, `{"name":"slow:x","inputSchema":{"type":"object"}}`) {
 		t.Fatalf("tools/list once slow is up: %s", got)
 	}
 }

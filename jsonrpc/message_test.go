@@ -169,6 +169,9 @@ func TestParseErrors(t *testing.T) {
 		{name: "numeric params in notification", line: `{"jsonrpc":"2.0","method":"m","params":true}`, want: ErrInvalid, method: "m"},
 		{name: "numeric method", line: `{"jsonrpc":"2.0","id":10,"method":1}`, want: ErrInvalid, id: raw(`10`)},
 		{name: "empty method", line: `{"jsonrpc":"2.0","id":10,"method":""}`, want: ErrInvalid, id: raw(`10`)},
+		{name: "answer nested too deep", line: `{"jsonrpc":"2.0","id":"d","result":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, want: ErrInvalid, id: raw(`"d"`), errText: "nested more than 10000 levels deep"},
+		{name: "id after a value nested too deep", line: `{"jsonrpc":"2.0","params":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `,"method":"m","id":11}`, want: ErrInvalid, id: raw(`11`), method: "m"},
+		{name: "too deep and not JSON", line: strings.Repeat("{", 20000), want: ErrInvalid},
 		{name: "null method", line: `{"jsonrpc":"2.0","id":10,"method":null}`, want: ErrInvalid, id: raw(`10`)},
 	}
 	for _, tt := range tests {
@@ -364,7 +367,7 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(line, orig) {
 			t.Fatalf("Parse changed its input")
 		}
-		if _, nonASCII, err := parse(line); !errors.Is(err, ErrParse) && nonASCII != hasNonASCII(line) {
+		if _, nonASCII, err := parse(line); !errors.Is(err, ErrParse) && !errors.Is(err, ErrTooDeep) && nonASCII != hasNonASCII(line) {
 			t.Fatalf("parse(%q) says non-ASCII %v", line, nonASCII)
 		}
 		valid := json.Valid(line)
@@ -372,10 +375,10 @@ func FuzzParse(f *testing.F) {
 			if errors.Is(err, ErrParse) == errors.Is(err, ErrInvalid) {
 				t.Fatalf("Parse(%q) error %v wraps neither or both of ErrParse and ErrInvalid", line, err)
 			}
-			if errors.Is(err, ErrParse) != !valid {
+			if errors.Is(err, ErrParse) != !valid && !errors.Is(err, ErrTooDeep) {
 				t.Fatalf("Parse(%q) error %v, but json.Valid = %v", line, err, valid)
 			}
-			if m != nil && m.ID != nil && (!json.Valid(m.ID) || !aliases(line, m.ID)) {
+			if m != nil && m.ID != nil && (!json.Valid(m.ID) || !aliases(line, m.ID) && !errors.Is(err, ErrTooDeep)) {
 				t.Fatalf("Parse(%q) kept the id %q of an invalid message", line, m.ID)
 			}
 			return

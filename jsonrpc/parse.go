@@ -10,6 +10,10 @@ import (
 var (
 	ErrParse   = errors.New("not valid JSON")
 	ErrInvalid = errors.New("not a valid JSON-RPC 2.0 message")
+	// ErrTooDeep is the error of a line nested deeper than encoding/json
+	// accepts (10,000 levels). It wraps ErrInvalid: such a line may be
+	// JSON to another parser, so its id is read, to answer it under it.
+	ErrTooDeep = fmt.Errorf("%w: nested more than %d levels deep", ErrInvalid, maxDepth)
 )
 
 // Parse parses one line. On ErrInvalid the returned message still carries
@@ -37,6 +41,9 @@ func parse(line []byte) (m *Message, nonASCII bool, err error) {
 	}
 	var e envelope
 	if !e.scan(line) {
+		if m, deep := tooDeep(line); deep {
+			return m, true, ErrTooDeep // non-ASCII or not: the caller checks the line's UTF-8
+		}
 		return nil, false, notJSON(line)
 	}
 	m, err = e.check()
@@ -191,6 +198,61 @@ func validID(id []byte) bool {
 func isVersion(raw []byte) bool {
 	v, ok := String(raw)
 	return ok && v == Version
+}
+
+// tooDeep reports whether the object line, which the scanner refused,
+// nests containers more than maxDepth levels deep, and returns what can be
+// read of its top-level members then: the id (when it is a whole string or
+// number), the method, and where the result or error is. Such a line may be
+// valid JSON that another parser accepts: refusing it without its id would
+// leave the request it asks or answers without an answer. Brackets are
+// counted, not kept, so that a line of any depth costs no memory.
+func tooDeep(line []byte) (*Message, bool) {
+	if nesting(line) <= maxDepth {
+		return nil, false
+	}
+	m := &Message{}
+	EachMember(line, func(key []byte, start, end int) bool {
+		v := line[start:end:end]
+		switch string(key) {
+		case "id":
+			if id, ok := headIDValue(line, start); ok && m.ID == nil {
+				m.ID = id
+			}
+		case "method":
+			if name, ok := String(v); ok && m.Method == "" {
+				m.Method = name
+			}
+		case "result":
+			m.Result = v
+		case "error":
+			m.Error = v
+		}
+		return true
+	})
+	return m, true
+}
+
+// nesting returns how deep the containers of line nest, strings skipped;
+// it does not check that they are well formed.
+func nesting(line []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '"':
+			end := stringEnd(line, i)
+			if end < 0 {
+				return deepest
+			}
+			i = end - 1
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // notJSON is Parse's error for a line that is not JSON.

@@ -159,15 +159,21 @@ func TestValidStringBytesAtEveryOffset(t *testing.T) {
 }
 
 // TestParseNestingLimitCountsTheLine: Parse scans the line's own object
-// itself, and the limit still counts it, as encoding/json does.
+// itself, and the limit still counts it, as encoding/json does. A line
+// nested deeper is refused as invalid, not as "not JSON", with its id, so
+// that it can be answered under it.
 func TestParseNestingLimitCountsTheLine(t *testing.T) {
-	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1, 2 * maxDepth} {
 		// The line's object, params, then depth-2 arrays around a 1.
 		line := []byte(`{"jsonrpc":"2.0","id":3,"method":"m","params":{"a":` +
 			strings.Repeat("[", depth-2) + "1" + strings.Repeat("]", depth-2) + `}}`)
-		_, err := Parse(line)
-		if valid := json.Valid(line); errors.Is(err, ErrParse) == valid {
+		m, err := Parse(line)
+		valid := json.Valid(line)
+		if valid != (err == nil) || !valid && !errors.Is(err, ErrInvalid) {
 			t.Errorf("depth %d: Parse error %v, but encoding/json.Valid = %v", depth, err, valid)
+		}
+		if !valid && (m == nil || string(m.ID) != "3" || m.Method != "m") {
+			t.Errorf("depth %d: Parse message %+v, want id 3 and method m", depth, m)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 )
 
 const (
@@ -23,7 +25,9 @@ const (
 )
 
 // stderrLog copies a child's stderr to a writer line by line, labelled with the
-// server key and cut to lineMax bytes, and keeps the last lines for ExitError.
+// server key, cut to lineMax bytes and with its control characters but tabs
+// escaped (printable.Append), and keeps the last lines for ExitError
+// (quoted there).
 type stderrLog struct {
 	prefix string    // "[KEY] "
 	w      io.Writer // nil: discard
@@ -42,6 +46,7 @@ func newStderrLog(key string, w io.Writer) *stderrLog {
 func (rl *stderrLog) run(r io.Reader) {
 	br := bufio.NewReaderSize(r, 32<<10)
 	line := []byte(rl.prefix) // the prefix, then the line's first bytes; reused
+	var out []byte            // the line as it is written; reused
 	keepMax := len(rl.prefix) + lineMax + 1
 	for {
 		line = line[:len(rl.prefix)]
@@ -68,8 +73,10 @@ func (rl *stderrLog) run(r io.Reader) {
 			}
 			rl.keep(line[len(rl.prefix):])
 			if rl.w != nil {
-				line = append(line, '\n')
-				rl.w.Write(line) // one Write per line; errors are the writer's business
+				// Escaped: a carriage return or an escape sequence would
+				// let the server's text pass for another line.
+				out = printable.Append(append(out[:0], rl.prefix...), line[len(rl.prefix):], '\t')
+				rl.w.Write(append(out, '\n')) // one Write per line; errors are the writer's business
 			}
 		}
 		if err != nil {

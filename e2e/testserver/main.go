@@ -46,6 +46,7 @@ type config struct {
 	startedFile  string // append one line here at start
 
 	hostile        bool   // list and serve the tools of hostile.go
+	malformed      bool   // list and serve what clients cannot read (malformed.go)
 	exitOnDiscover string // see hostile.go
 }
 
@@ -73,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	})
 	fs.StringVar(&cfg.startedFile, "started-file", "", "append one line 'NAME PID' to this file at start, so a test counts the processes started")
 	fs.BoolVar(&cfg.hostile, "hostile", false, "also list and serve the misbehaving tools pid, closeout, flood, samplemany, slowline (see hostile.go)")
+	fs.BoolVar(&cfg.malformed, "malformed", false, "also list entries the MCP schema refuses and serve the tool shapeless (see malformed.go)")
 	fs.StringVar(&cfg.exitOnDiscover, "exit-on-discover", "", "on server/discover, exit if FILE does not exist (creating it), else answer -32601 (see hostile.go)")
 	caps := fs.String("caps", "", "comma list of extra capabilities: "+strings.Join(knownCaps, ","))
 	if err := fs.Parse(args); err != nil {

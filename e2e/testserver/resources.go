@@ -32,6 +32,7 @@ func (s *server) listResources(params json.RawMessage) ([]byte, *rpcError) {
 		items = append(items, []byte(`{"uri":`+string(jsonString("test://"+s.cfg.name+"/"+name))+`,"name":`+string(jsonString(name))+`}`))
 	}
 	s.mu.Unlock()
+	items = append(items, s.malformedEntries("resources")...)
 	page, next, rerr := paginate(items, params, s.cfg.page)
 	if rerr != nil {
 		return nil, rerr
@@ -43,7 +44,7 @@ func (s *server) listResourceTemplates(params json.RawMessage) ([]byte, *rpcErro
 	b := []byte(`{"uriTemplate":`)
 	b = append(b, jsonString(s.templatePrefix()+"{id}")...)
 	b = append(b, `,"name":"t","mimeType":"text/plain"}`...)
-	page, next, rerr := paginate([][]byte{b}, params, s.cfg.page)
+	page, next, rerr := paginate(append([][]byte{b}, s.malformedEntries("resourceTemplates")...), params, s.cfg.page)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -117,6 +118,7 @@ func (s *server) listPrompts(params json.RawMessage) ([]byte, *rpcError) {
 		items = append(items, []byte(`{"name":`+string(jsonString(name))+`,"description":"added by change"}`))
 	}
 	s.mu.Unlock()
+	items = append(items, s.malformedEntries("prompts")...)
 	page, next, rerr := paginate(items, params, s.cfg.page)
 	if rerr != nil {
 		return nil, rerr

@@ -131,7 +131,8 @@ func (s *server) allTools() [][]byte {
 	for _, t := range bt {
 		items = append(items, []byte(t.def))
 	}
-	items = append(items, s.hostileDefs()...) // with -hostile (hostile.go)
+	items = append(items, s.hostileDefs()...)             // with -hostile (hostile.go)
+	items = append(items, s.malformedEntries("tools")...) // with -malformed (malformed.go)
 	for i := 0; i < s.cfg.tools; i++ {
 		items = append(items, []byte(generatedDef(i)))
 	}
@@ -162,6 +163,9 @@ func (s *server) lookupTool(name string) toolFunc {
 	}
 	if run := s.hostileTool(name); run != nil { // with -hostile (hostile.go)
 		return run
+	}
+	if name == "shapeless" && s.cfg.malformed {
+		return toolShapeless
 	}
 	if rest, ok := strings.CutPrefix(name, "t"); ok {
 		if i, err := strconv.Atoi(rest); err == nil && i >= 0 && i < s.cfg.tools && strconv.Itoa(i) == rest {
