@@ -39,12 +39,18 @@ func demandServers(t *testing.T, opts Options) (*harness, chan struct{}, func() 
 					if slow {
 						<-release
 					}
-					answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"p","version":"1"}}`)
+					answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"prompts":{},"resources":{"subscribe":true},"completions":{}},"serverInfo":{"name":"p","version":"1"}}`)
 				}()
 			case "tools/list":
 				answer(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`)
-			case "tools/call":
-				answer(`{"content":[{"type":"text","text":"done"}]}`)
+			case "prompts/list":
+				answer(`{"prompts":[{"name":"p"}]}`)
+			case "resources/list":
+				answer(`{"resources":[{"uri":"` + s.Key + `://r","name":"r"}]}`)
+			case "resources/templates/list":
+				answer(`{"resourceTemplates":[]}`)
+			case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "completion/complete":
+				answer(`{"content":[{"type":"text","text":"done"}],"messages":[],"contents":[],"completion":{"values":[]}}`)
 			}
 		}), nil
 	}
@@ -155,5 +161,30 @@ func TestTheFirstListOfAClientThatListsOnceWaits(t *testing.T) {
 	close(release)
 	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
 		t.Errorf("the first list:\n got %s\nwant %s", got, want)
+	}
+}
+
+// Every request routed to one server waits for it while it starts, and is
+// then routed: by name (tools/call, prompts/get, completion/complete of a
+// prompt) or by URI (resources/read, resources/subscribe).
+func TestEveryRoutedRequestWaitsForItsServer(t *testing.T) {
+	for _, req := range []string{
+		`"method":"tools/call","params":{"name":"slow:x"}`,
+		`"method":"prompts/get","params":{"name":"slow:p"}`,
+		`"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"slow:p"},"argument":{"name":"a","value":""}}`,
+		`"method":"resources/read","params":{"uri":"slow://r"}`,
+		`"method":"resources/subscribe","params":{"uri":"slow://r"}`,
+	} {
+		h, release, _ := demandServers(t, Options{})
+		h.exchange(initAs("mcp"))
+		h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		h.send(`{"jsonrpc":"2.0","id":2,` + req + `}`)
+		if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+			t.Fatalf("%s: while it waits for its server, a ping got %s", req, got)
+		}
+		close(release)
+		if got := h.read(); !strings.Contains(got, `"id":2,"result"`) || !strings.Contains(got, `"done"`) {
+			t.Errorf("%s, once its server is up: %s", req, got)
+		}
 	}
 }
