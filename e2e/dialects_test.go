@@ -4,6 +4,7 @@ package e2e
 // dialect and renames, cwd, remote entries, "~" in --config.
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,6 +80,16 @@ func TestConfigFilterReloadKeepsTheServer(t *testing.T) {
 	if after := childPIDs(t, s.cmd.Process.Pid); !slices.Equal(before, after) || len(after) != 1 {
 		t.Errorf("servers %v before the reload, %v after: restarted", before, after)
 	}
+	// A broken edit of a filter changes nothing, and says where it is.
+	a.extra = `"hiddenTools": "crash"`
+	rewrite(t, path, a)
+	s.waitStderrLine("mcpServers.a.hiddenTools")
+	if slices.Contains(s.tools(), "a:crash") {
+		t.Error("a:crash listed again after a broken edit")
+	}
+	if after := childPIDs(t, s.cmd.Process.Pid); !slices.Equal(before, after) {
+		t.Errorf("servers %v before the broken edit, %v after", before, after)
+	}
 }
 
 // --check shows what each entry hides and renames, and the remote entries
@@ -92,6 +103,8 @@ func TestConfigDialectsCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// and a compound tool bundling one of a's tools
+	data = append([]byte(`{"tools": {"files": {"description": "Files.", "subtools": {"a": {"tools": [{"name": "env"}]}}}},`), bytes.TrimPrefix(bytes.TrimSpace(data), []byte("{"))...)
 	if err := os.WriteFile(filepath.Join(home, "mcp.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +122,11 @@ func TestConfigDialectsCheck(t *testing.T) {
 	if f := rep.rows["web"]; len(f) < 2 || f[1] != "skipped" {
 		t.Errorf("row of web: %q, want skipped", f)
 	}
-	if len(rep.exposure) != 1 || !strings.HasPrefix(rep.exposure[0], "a: hides ") || !strings.Contains(rep.exposure[0], "crash") || !strings.HasSuffix(rep.exposure[0], "; renames echo to say") {
+	if len(rep.exposure) != 2 || !strings.HasPrefix(rep.exposure[0], "a: hides ") || !strings.Contains(rep.exposure[0], "crash") || !strings.HasSuffix(rep.exposure[0], "; renames echo to say") {
 		t.Errorf("exposure %q", rep.exposure)
+	}
+	if want := "files: bundles a/env"; len(rep.exposure) != 2 || rep.exposure[1] != want {
+		t.Errorf("exposure %q, want its last line %q", rep.exposure, want)
 	}
 	if want := []string{`web: a remote server (it has a "url")`}; !slices.Equal(rep.skipped, want) {
 		t.Errorf("skipped %q, want %q", rep.skipped, want)
