@@ -250,10 +250,18 @@ func TestClientRootsListChangedReachesEveryChild(t *testing.T) {
 	s.waitStderr("[beta] roots changed\n")
 }
 
+// A server's notifications/elicitation/complete reaches the client for a
+// URL elicitation of its own, and for no other.
 func TestChildElicitationCompleteReachesTheClient(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha")})
-	s.initialize("2025-11-25", clientCapsAll)
-	s.result("tools/call", `{"name":"alpha:notify"}`)
+	s.initialize("2025-11-25", `{"elicitation":{"url":{}}}`)
+	s.result("tools/call", `{"name":"alpha:notify"}`) // of an elicitation it never sent
+	id := s.request("tools/call", `{"name":"alpha:notify","arguments":{"url":true}}`)
+	answerServer(s, s.serverRequest("elicitation/create").ID, `"result":{"action":"accept"}`)
+	s.response(id)
+	if n := s.count(func(m *msg) bool { return m.Method == "notifications/elicitation/complete" }); n != 1 {
+		t.Errorf("%d notifications/elicitation/complete, want 1: of the elicitation the server sent, not the other", n)
+	}
 	n := s.notification("notifications/elicitation/complete")
 	if string(n.Params) != `{"elicitationId":"e1"}` {
 		t.Errorf("notifications/elicitation/complete params %s, want the child's {\"elicitationId\":\"e1\"}", n.Params)

@@ -93,7 +93,7 @@ func builtinTools() []toolDef {
 			`"text":{"type":"string"}`), toolLog},
 		{"change", simpleDef("change", "add a tool (or a prompt or resource, arguments.kind) and send its list_changed",
 			`"kind":{"type":"string"}`), toolChange},
-		{"notify", simpleDef("notify", "send notifications/resources/updated and notifications/elicitation/complete",
+		{"notify", simpleDef("notify", "send notifications/resources/updated and notifications/elicitation/complete (of e1, with arguments.url after its URL elicitation)",
 			`"uri":{"type":"string"}`), toolNotify},
 		{"cancelclient", simpleDef("cancelclient", "start a sampling request, then cancel it after arguments.ms (default 50)",
 			`"ms":{"type":"number"}`), toolCancelClient},
@@ -370,6 +370,15 @@ func toolNotify(s *server, c *toolCall) ([]byte, *rpcError) {
 	uri := c.str("uri", "test://"+s.cfg.name+"/r0")
 	s.out.writeLine(notificationLine("notifications/resources/updated",
 		append(append([]byte(`{"uri":`), jsonString(uri)...), '}')))
+	if c.flag("url") { // the URL elicitation e1 first, whose answer it waits for
+		_, answered := s.sendRequest("elicitation/create",
+			[]byte(`{"mode":"url","message":"sign in","url":"https://example.com/login","elicitationId":"e1"}`))
+		select {
+		case <-answered:
+		case <-c.ctx.Done():
+			return nil, errNoReply
+		}
+	}
 	s.out.writeLine(notificationLine("notifications/elicitation/complete", []byte(`{"elicitationId":"e1"}`)))
 	return textResult("notified", false), nil
 }
