@@ -42,12 +42,13 @@ func (c *child) logLevelFor(level string) {
 // stays open for the child's life.
 func (c *child) listenForChanges() {
 	caps := c.capabilities()
-	params := []byte(`{"notifications":{"toolsListChanged":true`)
-	if caps.Prompts {
-		params = append(params, `,"promptsListChanged":true`...)
-	}
-	if caps.Resources {
-		params = append(params, `,"resourcesListChanged":true`...)
+	params := []byte(`{"notifications":{`)
+	sep := ""
+	for i := range listKinds {
+		if k := &listKinds[i]; k.offered(caps) {
+			params = append(params, sep+`"`+k.listen+`":true`...)
+			sep = ","
+		}
 	}
 	params = eras.WithMeta(append(params, "}}"...), c.host.client.childMeta())
 	if _, err := c.conn.Go("subscriptions/listen", params, func(m *jsonrpc.Message, err error) {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -24,13 +23,14 @@ type listenSet struct {
 
 // listen is one subscriptions/listen stream of the client.
 type listen struct {
-	c                         *call         // the listen request: once the client cancels it, nothing more is sent on it
-	end                       chan struct{} // closed when the aggregator ends the stream (shutdown)
-	id                        []byte        // the client's request id: the subscription id
-	tools, prompts, resources bool          // the list changes it wants
-	uris                      []string
-	atChildren                []childListen // the listens opened at modern children for its URIs
-	subscribed                []childURI    // the legacy children's URIs it counts in listenSet.legacy
+	c   *call         // the listen request: once the client cancels it, nothing more is sent on it
+	end chan struct{} // closed when the aggregator ends the stream (shutdown)
+	id  []byte        // the client's request id: the subscription id
+	// listFilter is what it gets: the list changes it asked for of the
+	// lists some server offers, its URIs some server serves and can watch.
+	listFilter
+	atChildren []childListen // the listens opened at modern children for its URIs
+	subscribed []childURI    // the legacy children's URIs it counts in listenSet.legacy
 }
 
 // childListen is a listen opened at a modern child for a client's stream.
@@ -60,14 +60,19 @@ func (l *listen) stamp(params []byte) []byte {
 
 // listFilter is the notifications member of subscriptions/listen.
 type listFilter struct {
-	tools, prompts, resources bool
-	uris                      []string
+	changes map[string]bool // the list_changed notifications asked for, by method (listKinds)
+	uris    []string
 }
 
 func readListFilter(params []byte) listFilter {
 	f, _ := jsonrpc.Member(params, "notifications")
 	on := func(key string) bool { v, _ := jsonrpc.Member(f, key); return string(v) == "true" }
-	lf := listFilter{tools: on("toolsListChanged"), prompts: on("promptsListChanged"), resources: on("resourcesListChanged")}
+	lf := listFilter{changes: make(map[string]bool)}
+	for _, k := range listKinds {
+		if on(k.listen) {
+			lf.changes[k.changed] = true
+		}
+	}
 	raw, _ := jsonrpc.Member(f, "resourceSubscriptions")
 	elems, _ := jsonrpc.Elements(raw)
 	seen := make(map[string]bool, len(elems))
@@ -88,11 +93,12 @@ func readListFilter(params []byte) listFilter {
 func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	want := readListFilter(c.params)
 	caps, _ := a.childOffers()
-	var any capabilities.Server
-	for _, cc := range caps {
-		any.Prompts, any.Resources = any.Prompts || cc.Prompts, any.Resources || cc.Resources
+	l := &listen{c: c, end: make(chan struct{}), id: c.id, listFilter: listFilter{changes: make(map[string]bool)}}
+	for i := range listKinds {
+		if k := &listKinds[i]; want.changes[k.changed] && k.offeredBy(caps) {
+			l.changes[k.changed] = true
+		}
 	}
-	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.Prompts, resources: want.resources && any.Resources}
 	owners := make(map[*child][]string)
 	for i, o := range a.resourceOwners(ctx, want.uris) {
 		if o != nil && o.running() && o.era().watchable(o.capabilities()) {
@@ -151,12 +157,9 @@ func (a *Aggregator) resourceOwners(ctx context.Context, uris []string) []*child
 func (s *listenSet) add(up *jsonrpc.Conn, l *listen) {
 	ack := []byte(`{"notifications":{`)
 	sep := ""
-	for _, f := range []struct {
-		key string
-		on  bool
-	}{{"toolsListChanged", l.tools}, {"promptsListChanged", l.prompts}, {"resourcesListChanged", l.resources}} {
-		if f.on {
-			ack = append(ack, sep+`"`+f.key+`":true`...)
+	for _, k := range listKinds {
+		if l.changes[k.changed] {
+			ack = append(ack, sep+`"`+k.listen+`":true`...)
 			sep = ","
 		}
 	}
@@ -285,9 +288,7 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 		if l.c.isCancelled() {
 			continue
 		}
-		if method == "notifications/tools/list_changed" && l.tools ||
-			method == "notifications/prompts/list_changed" && l.prompts ||
-			method == "notifications/resources/list_changed" && l.resources {
+		if l.changes[method] {
 			up.Notify(method, l.stamp(nil))
 		}
 	}

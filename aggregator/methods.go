@@ -56,8 +56,8 @@ func init() { // a var initialiser would make an initialisation cycle
 		"subscriptions/listen": {await: (*Aggregator).awaitListen, serve: (*Aggregator).listen},
 
 		// Lists of prefixed names, answered from the registry.
-		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: (*Aggregator).listTools},
-		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: (*Aggregator).listPrompts},
+		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(kindTools)},
+		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(kindPrompts)},
 
 		// Routed by prefixed name; a task-augmented call's task gets an id
 		// of the aggregator's.
@@ -83,6 +83,10 @@ func init() { // a var initialiser would make an initialisation cycle
 		"tasks/cancel": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
 		"tasks/result": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskResult},
 		"tasks/list":   {await: (*Aggregator).awaitLists, serve: (*Aggregator).listTasks},
+	}
+	for i := range listKinds {
+		k := &listKinds[i]
+		childNotifications[k.changed] = func(c *child, _ []byte) { c.listChanged(k) }
 	}
 }
 
@@ -112,14 +116,13 @@ var childRequests = map[string]string{
 }
 
 // childNotifications says what a child's notification does; every other
-// one (message and any newer) goes up to the client untouched.
+// one (message and any newer) goes up to the client untouched. The
+// list_changed of each list kind (listKinds) is added by init:
+// (*child).listChanged.
 var childNotifications = map[string]func(*child, []byte){
-	"notifications/cancelled":              (*child).cancelled,
-	"notifications/progress":               (*child).progressed,
-	"notifications/tools/list_changed":     (*child).toolsChanged,
-	"notifications/prompts/list_changed":   (*child).promptsChanged,
-	"notifications/resources/list_changed": (*child).resourcesChanged,
-	"notifications/tasks/status":           (*child).taskStatus,
+	"notifications/cancelled":    (*child).cancelled,
+	"notifications/progress":     (*child).progressed,
+	"notifications/tasks/status": (*child).taskStatus,
 	// Only from their owner (owners.go).
 	"notifications/resources/updated":    (*child).resourceUpdated,
 	"notifications/elicitation/complete": (*child).elicitationComplete,
