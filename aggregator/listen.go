@@ -42,20 +42,14 @@ type childListen struct {
 // stamp returns params for a notification on the stream: its params with
 // the subscription id in _meta.
 func (l *listen) stamp(params []byte) []byte {
-	meta := append(append([]byte(`{"`+eras.MetaSubscriptionID+`":`), l.id...), '}')
-	if params == nil {
-		return append(append([]byte(`{"_meta":`), meta...), '}')
-	}
-	if old, ok := jsonrpc.Member(params, "_meta"); ok && len(old) > 0 && old[0] == '{' {
-		if m, err := jsonrpc.ReplaceMember(old, eras.MetaSubscriptionID, l.id); err == nil {
-			meta = m
+	return eras.EditMeta(params, func(meta []byte) []byte {
+		if meta != nil {
+			if m, err := jsonrpc.ReplaceMember(meta, eras.MetaSubscriptionID, l.id); err == nil {
+				return m
+			}
 		}
-	}
-	out, err := jsonrpc.ReplaceMember(params, "_meta", meta)
-	if err != nil {
-		return params
-	}
-	return out
+		return append(append([]byte(`{"`+eras.MetaSubscriptionID+`":`), l.id...), '}')
+	})
 }
 
 // listFilter is the notifications member of subscriptions/listen.

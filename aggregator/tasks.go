@@ -306,23 +306,21 @@ func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
 // (raw JSON) that ours maps it to; an id ours does not map is left as it
 // is, or, with untie, taken out with its related-task.
 func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bool) []byte {
-	meta, ok := jsonrpc.Member(msg, "_meta")
-	if !ok {
-		return msg
-	}
-	rel, ok := jsonrpc.Member(meta, relatedTask)
-	if !ok {
-		return msg
-	}
-	id, _ := jsonrpc.Member(rel, "taskId")
-	mapped, ok := ours(id)
-	if !ok && untie {
-		return setMember(msg, "_meta", eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask }))
-	}
-	if !ok {
-		return msg
-	}
-	return setMember(msg, "_meta", setMember(meta, relatedTask, setMember(rel, "taskId", mapped)))
+	return eras.EditMeta(msg, func(meta []byte) []byte {
+		rel, ok := jsonrpc.Member(meta, relatedTask)
+		if !ok {
+			return nil
+		}
+		id, _ := jsonrpc.Member(rel, "taskId")
+		mapped, ok := ours(id)
+		if !ok && untie {
+			return eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask })
+		}
+		if !ok {
+			return nil
+		}
+		return setMember(meta, relatedTask, setMember(rel, "taskId", mapped))
+	})
 }
 
 // taskStatus is a child's notifications/tasks/status: up to the client
