@@ -48,3 +48,21 @@ func TestAnnounceLists(t *testing.T) {
 		}
 	}
 }
+
+// A listen filter is written back as subscriptions/listen's params in one
+// order, whatever the order it was read in: the list changes as listKinds
+// has them, then the URIs, each once.
+func TestListFilterRoundTrip(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{}`, `{"notifications":{}}`},
+		{`{"notifications":{"resourcesListChanged":true,"toolsListChanged":true,"promptsListChanged":false}}`,
+			`{"notifications":{"toolsListChanged":true,"resourcesListChanged":true}}`},
+		{`{"notifications":{"resourceSubscriptions":["a:\/1","b","a:/1"],"promptsListChanged":true}}`,
+			`{"notifications":{"promptsListChanged":true,"resourceSubscriptions":["a:/1","b"]}}`},
+		{`{"notifications":{"resourceSubscriptions":["x"]}}`, `{"notifications":{"resourceSubscriptions":["x"]}}`},
+	} {
+		if got := string(readListFilter([]byte(tt.in)).appendTo(nil)); got != tt.want {
+			t.Errorf("%s: written as\n%s\nwant\n%s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -79,6 +79,39 @@ func readListFilter(params []byte) listFilter {
 	return lf
 }
 
+// appendTo appends the filter as subscriptions/listen's params (and its
+// acknowledgement's): {"notifications":{...}}, the list changes in the
+// order of listKinds, then the URIs. It is the one builder of them.
+func (f listFilter) appendTo(b []byte) []byte {
+	b = append(b, `{"notifications":{`...)
+	sep := ""
+	for _, k := range listKinds {
+		if f.changes[k.changed] {
+			b = append(b, sep+`"`+k.listen+`":true`...)
+			sep = ","
+		}
+	}
+	if len(f.uris) > 0 {
+		b = append(b, sep+`"resourceSubscriptions":[`...)
+		for i, u := range f.uris {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonrpc.AppendString(b, u)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}}"...)
+}
+
+// openListen sends a subscriptions/listen of the aggregator's for f to a
+// modern child, with the _meta of the client's era, without waiting; done
+// gets its end. It returns the listen's id at the child.
+func (c *child) openListen(f listFilter, done func(*jsonrpc.Message, error)) ([]byte, error) {
+	params := eras.WithMeta(f.appendTo(nil), c.host.client.childMeta())
+	return c.conn.Go("subscriptions/listen", params, done)
+}
+
 // listen serves subscriptions/listen: it acknowledges what the aggregator
 // will send (list changes of lists some child has; the URIs some child
 // serves and can watch), then relays those notifications, stamped with the
@@ -149,27 +182,10 @@ func (a *Aggregator) resourceOwners(ctx context.Context, uris []string) []*child
 // add opens the stream: the acknowledgement first, under the lock, so that
 // no notification of the stream can go before it.
 func (s *listenSet) add(up *jsonrpc.Conn, l *listen) {
-	ack := []byte(`{"notifications":{`)
-	sep := ""
-	for _, k := range listKinds {
-		if l.changes[k.changed] {
-			ack = append(ack, sep+`"`+k.listen+`":true`...)
-			sep = ","
-		}
-	}
-	if len(l.uris) > 0 {
-		ack = append(ack, sep+`"resourceSubscriptions":[`...)
-		for i, u := range l.uris {
-			if i > 0 {
-				ack = append(ack, ',')
-			}
-			ack = jsonrpc.AppendString(ack, u)
-		}
-		ack = append(ack, ']')
-	}
+	ack := l.listFilter.appendTo(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	up.Notify("notifications/subscriptions/acknowledged", l.stamp(append(ack, "}}"...)))
+	up.Notify("notifications/subscriptions/acknowledged", l.stamp(ack))
 	s.open = append(s.open, l)
 }
 
@@ -190,17 +206,9 @@ func (s *listenSet) endAll() {
 // listenAt asks a modern child for updates of uris on the stream's behalf,
 // with a listen of the aggregator's.
 func (s *listenSet) listenAt(l *listen, c *child, uris []string) {
-	params := []byte(`{"notifications":{"resourceSubscriptions":[`)
-	for i, u := range uris {
-		if i > 0 {
-			params = append(params, ',')
-		}
-		params = jsonrpc.AppendString(params, u)
-	}
-	params = eras.WithMeta(append(params, "]}}"...), c.host.client.childMeta())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, err := c.conn.Go("subscriptions/listen", params, func(*jsonrpc.Message, error) {})
+	id, err := c.openListen(listFilter{uris: uris}, func(*jsonrpc.Message, error) {})
 	if err == nil {
 		l.atChildren = append(l.atChildren, childListen{c, id})
 		if s.byChild == nil {
@@ -335,8 +343,7 @@ func (s *listenSet) standIn(c *child, uri string, on bool) {
 	id, open := s.standIns[key]
 	switch {
 	case on && !open:
-		params := jsonrpc.AppendString([]byte(`{"notifications":{"resourceSubscriptions":[`), uri)
-		id, err := c.conn.Go("subscriptions/listen", eras.WithMeta(append(params, "]}}"...), c.host.client.childMeta()), func(*jsonrpc.Message, error) {})
+		id, err := c.openListen(listFilter{uris: []string{uri}}, func(*jsonrpc.Message, error) {})
 		if err == nil {
 			if s.standIns == nil {
 				s.standIns = make(map[childURI][]byte)
