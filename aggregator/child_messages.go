@@ -113,7 +113,8 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 // reader.
 func (c *child) requestClient(m *jsonrpc.Message) {
 	up := c.host.client.conn
-	need, known := childRequests[m.Method]
+	spec, known := childRequests[m.Method]
+	need := spec.need
 	switch {
 	case !known:
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
