@@ -45,7 +45,7 @@ func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
 	if c.logLevel != "" {
 		t.child.logLevelFor(c.logLevel)
 	}
-	if takesInput(c.method) {
+	if c.spec.input {
 		if state, ok := jsonrpc.String(c.p.state); ok && isInputToken(state) {
 			if bad := a.resume(c, state, t.child); bad != nil {
 				c.answer(bad)

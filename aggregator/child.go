@@ -90,11 +90,10 @@ func newChild(host *childHost, s config.Server) *child {
 		gone:    make(chan struct{}),
 		ended:   make(chan struct{}),
 		unread:  make(chan struct{}),
-		refreshes: map[string]*refreshState{
-			"notifications/tools/list_changed":     {},
-			"notifications/prompts/list_changed":   {},
-			"notifications/resources/list_changed": {},
-		},
+	}
+	c.refreshes = make(map[string]*refreshState, len(listKinds))
+	for _, k := range listKinds {
+		c.refreshes[k.changed] = &refreshState{}
 	}
 	c.view.Store(newToolView(s.Tools))
 	return c
@@ -290,13 +289,7 @@ func (c *child) drop(err error) {
 	c.markReady()
 	if was == stateRunning {
 		c.host.session.rebuild()
-		c.host.session.tellClient("notifications/tools/list_changed")
-		if caps.Prompts {
-			c.host.session.tellClient("notifications/prompts/list_changed")
-		}
-		if caps.Resources {
-			c.host.session.tellClient("notifications/resources/list_changed")
-		}
+		announceLists(caps, c.host.session.tellClient)
 	}
 }
 

@@ -71,27 +71,27 @@ type resourceTemplate struct {
 	raw         []byte
 }
 
-// fetchLists reads every list the child offers. Only a failing tools/list of
-// a child that declared tools is an error; the other lists are best effort.
+// fetchLists reads every list the child offers (listKinds). Only a failing
+// list of a kind asked of every server (tools) that the child declared is
+// an error; the other lists are best effort.
 func (c *child) fetchLists(ctx context.Context) error {
 	caps := c.capabilities()
-	if err := c.refreshTools(ctx); err != nil {
-		if caps.Tools {
-			return err
+	for i := range listKinds {
+		k := &listKinds[i]
+		if !k.offered(caps) {
+			continue
 		}
-		c.host.log.Debugf("server %q declared no tools and tools/list failed: %v", c.key, err)
-	}
-	if caps.Prompts {
-		if err := c.refreshPrompts(ctx); err != nil {
-			c.host.log.Warnf("server %q: prompts/list: %v", c.key, err)
-		}
-	}
-	if caps.Resources {
-		if err := c.refreshResources(ctx); err != nil {
-			c.host.log.Warnf("server %q: resources/list: %v", c.key, err)
-		}
-		if err := c.refreshTemplates(ctx); err != nil {
-			c.host.log.Warnf("server %q: resources/templates/list: %v", c.key, err)
+		for _, l := range k.fetch {
+			err := l.refresh(c, ctx)
+			switch {
+			case err == nil:
+			case k.always && k.declared(caps):
+				return err
+			case k.always:
+				c.host.log.Debugf("server %q declared no %s and %s failed: %v", c.key, k.name, l.method, err)
+			default:
+				c.host.log.Warnf("server %q: %s: %v", c.key, l.method, err)
+			}
 		}
 	}
 	return nil
@@ -230,35 +230,19 @@ func (c *child) fetchAllPages(ctx context.Context, method, field string) ([][]by
 	return nil, eras.Hint{}, c.errorf("answered %s in more than %d pages", method, maxPages)
 }
 
-// The child's list_changed notifications: refresh the list, then tell the
-// client once.
-func (c *child) toolsChanged([]byte) {
-	c.listChanged("notifications/tools/list_changed", c.refreshTools)
-}
-func (c *child) promptsChanged([]byte) {
-	c.listChanged("notifications/prompts/list_changed", c.refreshPrompts)
-}
-func (c *child) resourcesChanged([]byte) {
-	c.listChanged("notifications/resources/list_changed", func(ctx context.Context) error {
-		if err := c.refreshResources(ctx); err != nil {
-			return err
-		}
-		return c.refreshTemplates(ctx)
-	})
-}
-
-// listChanged refreshes a list on a goroutine of its own (the child's
-// reader must go on). A flood of notifications costs no more than two
-// refreshes at a time: while one runs, the notifications that come only
-// ask for one more after it.
-func (c *child) listChanged(method string, refresh func(context.Context) error) {
-	s := c.refreshes[method]
+// listChanged is the child's list_changed of the list kind k: the list is
+// refreshed, then the client told once, on a goroutine of its own (the
+// child's reader must go on). A flood of notifications costs no more than
+// two refreshes at a time: while one runs, the notifications that come
+// only ask for one more after it.
+func (c *child) listChanged(k *listKind) {
+	s := c.refreshes[k.changed]
 	if !s.claim() {
 		return
 	}
 	started := c.host.life.goServe(func() {
 		for {
-			c.refreshList(method, refresh)
+			c.refreshList(k)
 			if !s.again() {
 				return
 			}
@@ -271,7 +255,7 @@ func (c *child) listChanged(method string, refresh func(context.Context) error) 
 
 // refreshList refreshes a list, one refresh of the child at a time, and
 // tells the client once.
-func (c *child) refreshList(method string, refresh func(context.Context) error) {
+func (c *child) refreshList(k *listKind) {
 	if !c.initialized() {
 		return
 	}
@@ -279,15 +263,15 @@ func (c *child) refreshList(method string, refresh func(context.Context) error) 
 	defer c.refreshing.Unlock()
 	ctx, cancel := context.WithTimeout(c.host.life.ctx, c.host.settings.startupTimeout)
 	defer cancel()
-	if err := refresh(ctx); err != nil {
+	if err := k.refresh(c, ctx); err != nil {
 		if c.host.life.ctx.Err() == nil {
-			c.host.log.Warnf("server %q: refreshing after %s: %v", c.key, method, err)
+			c.host.log.Warnf("server %q: refreshing after %s: %v", c.key, k.changed, err)
 		}
 		return
 	}
 	c.host.session.rebuild()
 	if c.initialized() {
-		c.host.session.tellClient(method)
+		c.host.session.tellClient(k.changed)
 	}
 }
 

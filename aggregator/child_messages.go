@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -112,7 +113,8 @@ func (c *child) relayToClient(m *jsonrpc.Message) {
 // reader.
 func (c *child) requestClient(m *jsonrpc.Message) {
 	up := c.host.client.conn
-	need, known := childRequests[m.Method]
+	spec, known := childRequests[m.Method]
+	need := spec.need
 	switch {
 	case !known:
 		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
@@ -244,21 +246,21 @@ type progressRoute struct {
 // may write it back escaped otherwise ("mcp-simple-aggregator\/1"). It
 // returns params unchanged, and no key, when there is no token.
 func (rt *relayTables) remapProgressToken(c *child, params []byte) ([]byte, string) {
-	meta, ok := jsonrpc.Member(params, "_meta")
-	if !ok {
-		return params, ""
-	}
-	token, ok := jsonrpc.Member(meta, "progressToken")
-	if !ok {
-		return params, ""
-	}
-	ours := jsonrpc.AppendString(nil, "mcp-simple-aggregator/"+strconv.FormatInt(rt.tokens.Add(1), 10))
-	newMeta, err := jsonrpc.ReplaceMember(meta, "progressToken", ours)
-	if err != nil {
-		return params, ""
-	}
-	newParams, err := jsonrpc.ReplaceMember(params, "_meta", newMeta)
-	if err != nil {
+	var token, ours []byte
+	newParams := eras.EditMeta(params, func(meta []byte) []byte {
+		t, ok := jsonrpc.Member(meta, "progressToken")
+		if !ok {
+			return nil
+		}
+		o := jsonrpc.AppendString(nil, "mcp-simple-aggregator/"+strconv.FormatInt(rt.tokens.Add(1), 10))
+		newMeta, err := jsonrpc.ReplaceMember(meta, "progressToken", o)
+		if err != nil {
+			return nil
+		}
+		token, ours = t, o
+		return newMeta
+	})
+	if ours == nil {
 		return params, ""
 	}
 	key := jsonrpc.Key(ours)

@@ -1,9 +1,6 @@
 package aggregator
 
-import (
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
-)
+import "github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 
 // What a child's notifications become for the client's era, and what the
 // aggregator asks a child of the other era.
@@ -42,15 +39,13 @@ func (c *child) logLevelFor(level string) {
 // stays open for the child's life.
 func (c *child) listenForChanges() {
 	caps := c.capabilities()
-	params := []byte(`{"notifications":{"toolsListChanged":true`)
-	if caps.Prompts {
-		params = append(params, `,"promptsListChanged":true`...)
+	f := listFilter{changes: make(map[string]bool)}
+	for i := range listKinds {
+		if k := &listKinds[i]; k.offered(caps) {
+			f.changes[k.changed] = true
+		}
 	}
-	if caps.Resources {
-		params = append(params, `,"resourcesListChanged":true`...)
-	}
-	params = eras.WithMeta(append(params, "}}"...), c.host.client.childMeta())
-	if _, err := c.conn.Go("subscriptions/listen", params, func(m *jsonrpc.Message, err error) {
+	if _, err := c.openListen(f, func(m *jsonrpc.Message, err error) {
 		if err == nil && m.Error != nil {
 			c.host.log.Warnf("server %q: subscriptions/listen: %s; its list changes will not be seen", c.key, m.Error)
 		}

@@ -21,18 +21,12 @@ import (
 
 // clientTask is a task the client runs for a child.
 type clientTask struct {
-	id      string // the client's id, which the child knows too
-	child   *child // its owner
-	seq     int64  // the order of registration, for forgetting the oldest
-	expires time.Time
+	taskEntry // id: the client's, which the child knows too; child: its owner
 }
 
-// clientTaskTable holds the tasks the client runs for children, by the
-// client's id: at most maxTasksPerServer for one child (makeClientRoom).
-type clientTaskTable struct {
-	byID    idTable[*clientTask]
-	evicted evictedTasks // the ids forgotten to make room, with their server
-}
+// The tasks the client runs for children are held in a taskIndex
+// (relayTables.clientTasks), by the client's id: at most
+// maxTasksPerServer for one child (makeClientRoom).
 
 // registerClientTask records that the client's task clientID runs for
 // child c. A task id the client gave another child already stays that
@@ -42,11 +36,8 @@ func (rt *relayTables) registerClientTask(c *child, clientID, taskObj []byte) *c
 	if !ok {
 		return nil
 	}
-	t := &clientTask{id: key, child: c, seq: rt.tasks.seq.Add(1)}
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
-	if ms, err := strconv.ParseFloat(string(ttl), 64); err == nil && ms >= 0 {
-		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
-	}
+	t := &clientTask{taskEntry{id: key, child: c, seq: rt.tasks.seq.Add(1), expires: ttlExpiry(ttl)}}
 	if !rt.clientTasks.byID.add(key, t) {
 		t, _ = rt.clientTasks.byID.get(key)
 		return t
@@ -85,7 +76,7 @@ func (rt *relayTables) forgetClientTask(t *clientTask) {
 // those of children that are gone.
 func (rt *relayTables) sweepClientTasks(now time.Time) {
 	for _, t := range rt.clientTasks.byID.all() {
-		if !t.expires.IsZero() && now.After(t.expires) || t.child.dropped() {
+		if t.expired(now) || t.child.dropped() {
 			rt.forgetClientTask(t)
 		}
 	}

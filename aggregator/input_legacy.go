@@ -93,7 +93,7 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 	for i, q := range asks {
 		method, _ := jsonrpc.StringMember(q.Value, "method")
 		params, _ := jsonrpc.Member(q.Value, "params")
-		need, known := inputMethods[method]
+		need, known := inputNeed(method)
 		if !known || !caps.Declared(need) {
 			return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q asked for input with %q, which the client did not declare (capability %q)", c.child.key, method, need))
 		}

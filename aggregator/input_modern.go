@@ -23,23 +23,12 @@ import (
 // answers to the child's waiting requests and waits for what the child
 // does next: its final answer, or more requests, round after round.
 //
-// A child's request is attributed to a call only when exactly one call
+// The requests a child may ask for input with, and the calls that may
+// take input, are marked input in the method tables (methods.go). A
+// child's request is attributed to a call only when exactly one call
 // that may take input (tools/call, prompts/get, resources/read) is in
 // flight to that child; otherwise it is never guessed: the child gets an
 // error saying why.
-
-// inputMethods are the requests a legacy child may have a modern client
-// answer through input_required, with the capability each needs.
-var inputMethods = map[string]string{
-	"elicitation/create":     "elicitation",
-	"sampling/createMessage": "sampling",
-	"roots/list":             "roots",
-}
-
-// takesInput reports whether a method may be answered input_required.
-func takesInput(method string) bool {
-	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
-}
 
 // DefaultInputTimeout bounds how long a call answered input_required waits
 // for the client's retry before it is cancelled at the child.
@@ -111,7 +100,7 @@ func (a *Aggregator) beginExchange(c *call) {
 
 // inputRequest takes a legacy child's request while the client is modern.
 func (c *child) inputRequest(m *jsonrpc.Message) {
-	need, ok := inputMethods[m.Method]
+	need, ok := inputNeed(m.Method)
 	if !ok {
 		if m.Method == "ping" {
 			c.conn.Write(jsonrpc.AppendResult(nil, m.ID, []byte("{}")))

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -24,13 +23,14 @@ type listenSet struct {
 
 // listen is one subscriptions/listen stream of the client.
 type listen struct {
-	c                         *call         // the listen request: once the client cancels it, nothing more is sent on it
-	end                       chan struct{} // closed when the aggregator ends the stream (shutdown)
-	id                        []byte        // the client's request id: the subscription id
-	tools, prompts, resources bool          // the list changes it wants
-	uris                      []string
-	atChildren                []childListen // the listens opened at modern children for its URIs
-	subscribed                []childURI    // the legacy children's URIs it counts in listenSet.legacy
+	c   *call         // the listen request: once the client cancels it, nothing more is sent on it
+	end chan struct{} // closed when the aggregator ends the stream (shutdown)
+	id  []byte        // the client's request id: the subscription id
+	// listFilter is what it gets: the list changes it asked for of the
+	// lists some server offers, its URIs some server serves and can watch.
+	listFilter
+	atChildren []childListen // the listens opened at modern children for its URIs
+	subscribed []childURI    // the legacy children's URIs it counts in listenSet.legacy
 }
 
 // childListen is a listen opened at a modern child for a client's stream.
@@ -42,32 +42,31 @@ type childListen struct {
 // stamp returns params for a notification on the stream: its params with
 // the subscription id in _meta.
 func (l *listen) stamp(params []byte) []byte {
-	meta := append(append([]byte(`{"`+eras.MetaSubscriptionID+`":`), l.id...), '}')
-	if params == nil {
-		return append(append([]byte(`{"_meta":`), meta...), '}')
-	}
-	if old, ok := jsonrpc.Member(params, "_meta"); ok && len(old) > 0 && old[0] == '{' {
-		if m, err := jsonrpc.ReplaceMember(old, eras.MetaSubscriptionID, l.id); err == nil {
-			meta = m
+	return eras.EditMeta(params, func(meta []byte) []byte {
+		if meta != nil {
+			if m, err := jsonrpc.ReplaceMember(meta, eras.MetaSubscriptionID, l.id); err == nil {
+				return m
+			}
 		}
-	}
-	out, err := jsonrpc.ReplaceMember(params, "_meta", meta)
-	if err != nil {
-		return params
-	}
-	return out
+		return append(append([]byte(`{"`+eras.MetaSubscriptionID+`":`), l.id...), '}')
+	})
 }
 
 // listFilter is the notifications member of subscriptions/listen.
 type listFilter struct {
-	tools, prompts, resources bool
-	uris                      []string
+	changes map[string]bool // the list_changed notifications asked for, by method (listKinds)
+	uris    []string
 }
 
 func readListFilter(params []byte) listFilter {
 	f, _ := jsonrpc.Member(params, "notifications")
 	on := func(key string) bool { v, _ := jsonrpc.Member(f, key); return string(v) == "true" }
-	lf := listFilter{tools: on("toolsListChanged"), prompts: on("promptsListChanged"), resources: on("resourcesListChanged")}
+	lf := listFilter{changes: make(map[string]bool)}
+	for _, k := range listKinds {
+		if on(k.listen) {
+			lf.changes[k.changed] = true
+		}
+	}
 	raw, _ := jsonrpc.Member(f, "resourceSubscriptions")
 	elems, _ := jsonrpc.Elements(raw)
 	seen := make(map[string]bool, len(elems))
@@ -80,6 +79,39 @@ func readListFilter(params []byte) listFilter {
 	return lf
 }
 
+// appendTo appends the filter as subscriptions/listen's params (and its
+// acknowledgement's): {"notifications":{...}}, the list changes in the
+// order of listKinds, then the URIs. It is the one builder of them.
+func (f listFilter) appendTo(b []byte) []byte {
+	b = append(b, `{"notifications":{`...)
+	sep := ""
+	for _, k := range listKinds {
+		if f.changes[k.changed] {
+			b = append(b, sep+`"`+k.listen+`":true`...)
+			sep = ","
+		}
+	}
+	if len(f.uris) > 0 {
+		b = append(b, sep+`"resourceSubscriptions":[`...)
+		for i, u := range f.uris {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonrpc.AppendString(b, u)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}}"...)
+}
+
+// openListen sends a subscriptions/listen of the aggregator's for f to a
+// modern child, with the _meta of the client's era, without waiting; done
+// gets its end. It returns the listen's id at the child.
+func (c *child) openListen(f listFilter, done func(*jsonrpc.Message, error)) ([]byte, error) {
+	params := eras.WithMeta(f.appendTo(nil), c.host.client.childMeta())
+	return c.conn.Go("subscriptions/listen", params, done)
+}
+
 // listen serves subscriptions/listen: it acknowledges what the aggregator
 // will send (list changes of lists some child has; the URIs some child
 // serves and can watch), then relays those notifications, stamped with the
@@ -88,11 +120,12 @@ func readListFilter(params []byte) listFilter {
 func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	want := readListFilter(c.params)
 	caps, _ := a.childOffers()
-	var any capabilities.Server
-	for _, cc := range caps {
-		any.Prompts, any.Resources = any.Prompts || cc.Prompts, any.Resources || cc.Resources
+	l := &listen{c: c, end: make(chan struct{}), id: c.id, listFilter: listFilter{changes: make(map[string]bool)}}
+	for i := range listKinds {
+		if k := &listKinds[i]; want.changes[k.changed] && k.offeredBy(caps) {
+			l.changes[k.changed] = true
+		}
 	}
-	l := &listen{c: c, end: make(chan struct{}), id: c.id, tools: want.tools, prompts: want.prompts && any.Prompts, resources: want.resources && any.Resources}
 	owners := make(map[*child][]string)
 	for i, o := range a.resourceOwners(ctx, want.uris) {
 		if o != nil && o.running() && o.era().watchable(o.capabilities()) {
@@ -149,30 +182,10 @@ func (a *Aggregator) resourceOwners(ctx context.Context, uris []string) []*child
 // add opens the stream: the acknowledgement first, under the lock, so that
 // no notification of the stream can go before it.
 func (s *listenSet) add(up *jsonrpc.Conn, l *listen) {
-	ack := []byte(`{"notifications":{`)
-	sep := ""
-	for _, f := range []struct {
-		key string
-		on  bool
-	}{{"toolsListChanged", l.tools}, {"promptsListChanged", l.prompts}, {"resourcesListChanged", l.resources}} {
-		if f.on {
-			ack = append(ack, sep+`"`+f.key+`":true`...)
-			sep = ","
-		}
-	}
-	if len(l.uris) > 0 {
-		ack = append(ack, sep+`"resourceSubscriptions":[`...)
-		for i, u := range l.uris {
-			if i > 0 {
-				ack = append(ack, ',')
-			}
-			ack = jsonrpc.AppendString(ack, u)
-		}
-		ack = append(ack, ']')
-	}
+	ack := l.listFilter.appendTo(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	up.Notify("notifications/subscriptions/acknowledged", l.stamp(append(ack, "}}"...)))
+	up.Notify("notifications/subscriptions/acknowledged", l.stamp(ack))
 	s.open = append(s.open, l)
 }
 
@@ -193,17 +206,9 @@ func (s *listenSet) endAll() {
 // listenAt asks a modern child for updates of uris on the stream's behalf,
 // with a listen of the aggregator's.
 func (s *listenSet) listenAt(l *listen, c *child, uris []string) {
-	params := []byte(`{"notifications":{"resourceSubscriptions":[`)
-	for i, u := range uris {
-		if i > 0 {
-			params = append(params, ',')
-		}
-		params = jsonrpc.AppendString(params, u)
-	}
-	params = eras.WithMeta(append(params, "]}}"...), c.host.client.childMeta())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, err := c.conn.Go("subscriptions/listen", params, func(*jsonrpc.Message, error) {})
+	id, err := c.openListen(listFilter{uris: uris}, func(*jsonrpc.Message, error) {})
 	if err == nil {
 		l.atChildren = append(l.atChildren, childListen{c, id})
 		if s.byChild == nil {
@@ -285,9 +290,7 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 		if l.c.isCancelled() {
 			continue
 		}
-		if method == "notifications/tools/list_changed" && l.tools ||
-			method == "notifications/prompts/list_changed" && l.prompts ||
-			method == "notifications/resources/list_changed" && l.resources {
+		if l.changes[method] {
 			up.Notify(method, l.stamp(nil))
 		}
 	}
@@ -340,8 +343,7 @@ func (s *listenSet) standIn(c *child, uri string, on bool) {
 	id, open := s.standIns[key]
 	switch {
 	case on && !open:
-		params := jsonrpc.AppendString([]byte(`{"notifications":{"resourceSubscriptions":[`), uri)
-		id, err := c.conn.Go("subscriptions/listen", eras.WithMeta(append(params, "]}}"...), c.host.client.childMeta()), func(*jsonrpc.Message, error) {})
+		id, err := c.openListen(listFilter{uris: []string{uri}}, func(*jsonrpc.Message, error) {})
 		if err == nil {
 			if s.standIns == nil {
 				s.standIns = make(map[childURI][]byte)

@@ -23,27 +23,6 @@ func noCursor(c *call) []byte {
 	return nil
 }
 
-func (a *Aggregator) listTools(_ context.Context, c *call) []byte {
-	if bad := noCursor(c); bad != nil {
-		return bad
-	}
-	a.listing()
-	return c.listAnswer(a.reg.Load().toolsResult, func() eras.Hint {
-		return a.listHint((*child).running, func(h *childHints) eras.Hint { return h.tools })
-	})
-}
-
-func (a *Aggregator) listPrompts(_ context.Context, c *call) []byte {
-	if bad := noCursor(c); bad != nil {
-		return bad
-	}
-	a.listing()
-	return c.listAnswer(a.reg.Load().promptsResult, func() eras.Hint {
-		hasPrompts := func(ch *child) bool { return ch.running() && ch.capabilities().Prompts }
-		return a.listHint(hasPrompts, func(h *childHints) eras.Hint { return h.prompts })
-	})
-}
-
 // listHint merges the caching hints of one list of the children that
 // serve it, for a modern client.
 func (a *Aggregator) listHint(serves func(*child) bool, which func(*childHints) eras.Hint) eras.Hint {

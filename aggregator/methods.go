@@ -25,6 +25,10 @@ type method struct {
 	// accept runs on the reader goroutine before the request is served, so
 	// that the requests read after it see its effect (initialize).
 	accept func(*Aggregator, *call) []byte
+	// input: the server may ask the client for input while it serves the
+	// request (childRequests' input), which a modern client answers
+	// through input_required (input_modern.go).
+	input bool
 
 	// serve answers here: locally, or by asking several children and
 	// merging their answers. nil means no answer is due (the client
@@ -56,19 +60,19 @@ func init() { // a var initialiser would make an initialisation cycle
 		"subscriptions/listen": {await: (*Aggregator).awaitListen, serve: (*Aggregator).listen},
 
 		// Lists of prefixed names, answered from the registry.
-		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: (*Aggregator).listTools},
-		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: (*Aggregator).listPrompts},
+		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(kindTools)},
+		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(kindPrompts)},
 
 		// Routed by prefixed name; a task-augmented call's task gets an id
 		// of the aggregator's.
-		"tools/call":  {await: (*Aggregator).awaitNamed, quick: true, route: (*Aggregator).routeTool, modifyResponse: taskCreated},
-		"prompts/get": {await: (*Aggregator).awaitNamed, quick: true, route: (*Aggregator).routePrompt},
+		"tools/call":  {await: (*Aggregator).awaitNamed, quick: true, input: true, route: (*Aggregator).routeTool, modifyResponse: taskCreated},
+		"prompts/get": {await: (*Aggregator).awaitNamed, quick: true, input: true, route: (*Aggregator).routePrompt},
 		// by prompt name or resource template
 		"completion/complete": {await: (*Aggregator).awaitCompletion, route: (*Aggregator).routeCompletion},
 
 		// Routed by URI: the child that listed it, else the one whose
 		// template matches (this may refresh the lists, so not quick).
-		"resources/read":        {await: (*Aggregator).awaitURI, route: (*Aggregator).routeByURI},
+		"resources/read":        {await: (*Aggregator).awaitURI, input: true, route: (*Aggregator).routeByURI},
 		"resources/subscribe":   {await: (*Aggregator).awaitURI, route: (*Aggregator).routeSubscribe},
 		"resources/unsubscribe": {await: (*Aggregator).awaitURI, route: (*Aggregator).routeSubscribe},
 
@@ -84,6 +88,10 @@ func init() { // a var initialiser would make an initialisation cycle
 		"tasks/result": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskResult},
 		"tasks/list":   {await: (*Aggregator).awaitLists, serve: (*Aggregator).listTasks},
 	}
+	for i := range listKinds {
+		k := &listKinds[i]
+		childNotifications[k.changed] = func(c *child, _ []byte) { c.listChanged(k) }
+	}
 }
 
 // clientNotifications says what each notification of the client does;
@@ -96,30 +104,49 @@ var clientNotifications = map[string]func(*Aggregator, []byte){
 	"notifications/tasks/status":       func(a *Aggregator, p []byte) { a.relay.clientTaskStatus(p) },
 }
 
+// childMethod says what is done with one request a child may send the
+// client.
+type childMethod struct {
+	// need is the client capability it needs ("" for none): without it
+	// the child gets -32601.
+	need string
+	// input: it asks for input during a call of the client (a method
+	// entry's input): a modern client, which takes no requests, answers
+	// it through input_required (input_modern.go), and a modern server
+	// may ask for it in an input_required of its own (input_legacy.go).
+	input bool
+}
+
 // childRequests are the requests a child may send, each relayed to the
-// client when the client declared the capability it names ("" for none);
-// others get -32601.
-var childRequests = map[string]string{
-	"ping":                   "",
-	"sampling/createMessage": "sampling",
-	"elicitation/create":     "elicitation",
-	"roots/list":             "roots",
+// client when the client declared the capability it needs; others get
+// -32601. It is the one table of them, for the clients of both eras.
+var childRequests = map[string]childMethod{
+	"ping":                   {},
+	"sampling/createMessage": {need: "sampling", input: true},
+	"elicitation/create":     {need: "elicitation", input: true},
+	"roots/list":             {need: "roots", input: true},
 	// About the tasks the client runs for the child.
-	"tasks/get":    "tasks",
-	"tasks/result": "tasks",
-	"tasks/cancel": "tasks",
-	"tasks/list":   "tasks",
+	"tasks/get":    {need: "tasks"},
+	"tasks/result": {need: "tasks"},
+	"tasks/cancel": {need: "tasks"},
+	"tasks/list":   {need: "tasks"},
+}
+
+// inputNeed is the capability a request a child may ask for input with
+// (childMethod.input) needs; ok is false for any other request.
+func inputNeed(method string) (need string, ok bool) {
+	m := childRequests[method]
+	return m.need, m.input
 }
 
 // childNotifications says what a child's notification does; every other
-// one (message and any newer) goes up to the client untouched.
+// one (message and any newer) goes up to the client untouched. The
+// list_changed of each list kind (listKinds) is added by init:
+// (*child).listChanged.
 var childNotifications = map[string]func(*child, []byte){
-	"notifications/cancelled":              (*child).cancelled,
-	"notifications/progress":               (*child).progressed,
-	"notifications/tools/list_changed":     (*child).toolsChanged,
-	"notifications/prompts/list_changed":   (*child).promptsChanged,
-	"notifications/resources/list_changed": (*child).resourcesChanged,
-	"notifications/tasks/status":           (*child).taskStatus,
+	"notifications/cancelled":    (*child).cancelled,
+	"notifications/progress":     (*child).progressed,
+	"notifications/tasks/status": (*child).taskStatus,
 	// Only from their owner (owners.go).
 	"notifications/resources/updated":    (*child).resourceUpdated,
 	"notifications/elicitation/complete": (*child).elicitationComplete,

@@ -171,13 +171,18 @@ func (a *Aggregator) startAdded(added []*child) []*child {
 	return added
 }
 
-// listsTouched says which lists a reload may have changed beyond the
-// registry's (which compares itself): resources, of servers that declared
-// them.
-type listsTouched struct{ resources bool }
+// listsTouched says whether a reload may have changed lists beyond the
+// registry's (which compares itself): those of the kinds not in the
+// registry (resources), of servers that offer them.
+type listsTouched struct{ unregistered bool }
 
 func (t listsTouched) or(caps capabilities.Server) listsTouched {
-	return listsTouched{resources: t.resources || caps.Resources}
+	for i := range listKinds {
+		if k := &listKinds[i]; k.registered == nil && k.offered(caps) {
+			t.unregistered = true
+		}
+	}
+	return t
 }
 
 func retiredLists(retired []retiring) listsTouched {
@@ -193,14 +198,15 @@ func retiredLists(retired []retiring) listsTouched {
 // announceReload tells the client, once, of each list a reload changed.
 func (a *Aggregator) announceReload(before *registry, touched listsTouched) {
 	after := a.reg.Load()
-	if !bytes.Equal(before.toolsResult, after.toolsResult) {
-		a.tellClient("notifications/tools/list_changed")
-	}
-	if !bytes.Equal(before.promptsResult, after.promptsResult) {
-		a.tellClient("notifications/prompts/list_changed")
-	}
-	if touched.resources {
-		a.tellClient("notifications/resources/list_changed")
+	for i := range listKinds {
+		k := &listKinds[i]
+		changed := touched.unregistered
+		if k.registered != nil {
+			changed = !bytes.Equal(k.registered(before), k.registered(after))
+		}
+		if changed {
+			a.tellClient(k.changed)
+		}
 	}
 }
 

@@ -317,12 +317,5 @@ func (a *Aggregator) childUp(c *child) {
 		return
 	}
 	a.log.Debugf("server %q: up after the client was answered a list; telling it the lists changed", c.key)
-	a.tellClient("notifications/tools/list_changed")
-	caps := c.capabilities()
-	if caps.Prompts {
-		a.tellClient("notifications/prompts/list_changed")
-	}
-	if caps.Resources {
-		a.tellClient("notifications/resources/list_changed")
-	}
+	announceLists(c.capabilities(), a.tellClient)
 }

@@ -38,11 +38,8 @@ const relatedTask = "io.modelcontextprotocol/related-task"
 
 // task is a child's task, known to the client under id.
 type task struct {
-	id      string // the aggregator's id, shown to the client
-	child   *child
-	childID []byte // the child's id, as it wrote it (a JSON string)
-	seq     int64  // the order of registration, for forgetting the oldest
-	expires time.Time
+	taskEntry        // id: the aggregator's, shown to the client
+	childID   []byte // the child's id, as it wrote it (a JSON string)
 	// createdAt and ttl are the task's, as the child gave them, for the
 	// status the client is sent when the child dies.
 	createdAt, ttl []byte
@@ -58,9 +55,8 @@ type task struct {
 // its ttl has run out, when its child no longer knows it or is gone, when
 // its child's table is full, or with the session.
 type taskTable struct {
-	byID     idTable[*task]
-	evicted  evictedTasks // the ids forgotten to make room, with their server
-	seq      atomic.Int64 // the last id handed out
+	taskIndex[*task]
+	seq      atomic.Int64 // the last id handed out (the client's tasks are numbered with them)
 	sweeping sync.Mutex   // one sweep at a time
 	sweepAt  atomic.Int64 // the registration count at which the next sweep runs
 
@@ -87,13 +83,11 @@ func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*
 	// Copies: slices would keep the child's whole line (a page of
 	// tasks/list, say) alive as long as the task.
 	seq := rt.tasks.seq.Add(1)
-	t := &task{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(seq, 10), child: c, childID: bytes.Clone(childID), seq: seq}
+	t := &task{taskEntry: taskEntry{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(seq, 10), child: c, seq: seq}, childID: bytes.Clone(childID)}
 	createdAt, _ := jsonrpc.Member(taskObj, "createdAt")
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
 	t.createdAt, t.ttl = bytes.Clone(createdAt), bytes.Clone(ttl)
-	if ms, err := strconv.ParseFloat(string(t.ttl), 64); err == nil && ms >= 0 {
-		t.expires = time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
-	}
+	t.expires = ttlExpiry(t.ttl)
 	rt.maybeSweepTasks() // before t is in: a ttl of 0 does not end t before its id is given
 	if !c.tasks.add(key, t) {
 		t, _ = c.tasks.get(key) // registered meanwhile
@@ -131,7 +125,7 @@ func (rt *relayTables) sweepTasks(now time.Time) {
 	}
 	defer rt.tasks.sweeping.Unlock()
 	for _, t := range rt.tasks.byID.all() {
-		if !t.expires.IsZero() && now.After(t.expires) && !t.child.listing.listedLast(t) {
+		if t.expired(now) && !t.child.listing.listedLast(t) {
 			rt.forgetTask(t)
 		}
 	}
@@ -306,23 +300,21 @@ func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
 // (raw JSON) that ours maps it to; an id ours does not map is left as it
 // is, or, with untie, taken out with its related-task.
 func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bool) []byte {
-	meta, ok := jsonrpc.Member(msg, "_meta")
-	if !ok {
-		return msg
-	}
-	rel, ok := jsonrpc.Member(meta, relatedTask)
-	if !ok {
-		return msg
-	}
-	id, _ := jsonrpc.Member(rel, "taskId")
-	mapped, ok := ours(id)
-	if !ok && untie {
-		return setMember(msg, "_meta", eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask }))
-	}
-	if !ok {
-		return msg
-	}
-	return setMember(msg, "_meta", setMember(meta, relatedTask, setMember(rel, "taskId", mapped)))
+	return eras.EditMeta(msg, func(meta []byte) []byte {
+		rel, ok := jsonrpc.Member(meta, relatedTask)
+		if !ok {
+			return nil
+		}
+		id, _ := jsonrpc.Member(rel, "taskId")
+		mapped, ok := ours(id)
+		if !ok && untie {
+			return eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask })
+		}
+		if !ok {
+			return nil
+		}
+		return setMember(meta, relatedTask, setMember(rel, "taskId", mapped))
+	})
 }
 
 // taskStatus is a child's notifications/tasks/status: up to the client

@@ -15,34 +15,50 @@ func RequestMeta(caps, info []byte, logLevel string) []byte {
 	return append(b, '}')
 }
 
+// EditMeta is the one way _meta is edited: it returns msg (params or a
+// result) with the _meta edit makes of the one msg has. edit gets that
+// _meta, raw (nil when msg has none, or one that is not an object), and
+// returns the new one, or nil to leave msg as it is. An empty msg (nil,
+// {}) becomes an object of _meta alone; in any other, every byte but the
+// _meta's value is kept, and the _meta goes at the end when it is new. A
+// msg that is no object is left as it is.
+func EditMeta(msg []byte, edit func(meta []byte) []byte) []byte {
+	meta, ok := jsonrpc.Member(msg, "_meta")
+	if !ok || len(meta) == 0 || meta[0] != '{' {
+		meta = nil
+	}
+	next := edit(meta)
+	if next == nil {
+		return msg
+	}
+	if len(ObjectBody(msg)) == 0 {
+		return append(append([]byte(`{"_meta":`), next...), '}')
+	}
+	out, err := jsonrpc.ReplaceMember(msg, "_meta", next)
+	if err != nil {
+		return msg
+	}
+	return out
+}
+
 // WithMeta returns params with the members of meta added to its _meta
 // where it lacks them (params nil or empty: an object of _meta alone).
 // Members params has already are kept as they are.
 func WithMeta(params, meta []byte) []byte {
-	if len(ObjectBody(params)) == 0 {
-		return append(append([]byte(`{"_meta":`), meta...), '}')
-	}
-	existing, ok := jsonrpc.Member(params, "_meta")
-	if !ok || len(existing) == 0 || existing[0] != '{' {
-		out, err := jsonrpc.ReplaceMember(params, "_meta", meta)
-		if err != nil {
-			return params
+	return EditMeta(params, func(existing []byte) []byte {
+		if existing == nil {
+			return meta
 		}
-		return out
-	}
-	ms, _ := jsonrpc.Members(meta)
-	for _, m := range ms {
-		if _, has := jsonrpc.Member(existing, m.Key); !has {
-			if more, err := jsonrpc.ReplaceMember(existing, m.Key, m.Value); err == nil {
-				existing = more
+		ms, _ := jsonrpc.Members(meta)
+		for _, m := range ms {
+			if _, has := jsonrpc.Member(existing, m.Key); !has {
+				if more, err := jsonrpc.ReplaceMember(existing, m.Key, m.Value); err == nil {
+					existing = more
+				}
 			}
 		}
-	}
-	out, err := jsonrpc.ReplaceMember(params, "_meta", existing)
-	if err != nil {
-		return params
-	}
-	return out
+		return existing
+	})
 }
 
 // SubscriptionID is the subscription a modern server's notification says

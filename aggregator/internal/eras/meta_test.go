@@ -18,6 +18,34 @@ func TestWithMeta(t *testing.T) {
 	}
 }
 
+// EditMeta hands edit the _meta object (nil for none, or one that is not
+// an object) and keeps every other byte; nil from edit leaves msg as it is.
+func TestEditMeta(t *testing.T) {
+	mark := func(meta []byte) []byte {
+		if meta == nil {
+			return []byte(`{"new":1}`)
+		}
+		return []byte(`{"was":` + string(meta) + `}`)
+	}
+	cases := []struct{ in, want string }{
+		{``, `{"_meta":{"new":1}}`},
+		{`{ }`, `{"_meta":{"new":1}}`},
+		{`{"b" : "<&>" }`, `{"b" : "<&>" ,"_meta":{"new":1}}`},
+		{`{"_meta" : { "x":1 } , "b":2}`, `{"_meta" : {"was":{ "x":1 }} , "b":2}`},
+		{`{"_meta":[1],"b":2}`, `{"_meta":{"new":1},"b":2}`},
+		{`[1]`, `[1]`},
+		{`"s"`, `"s"`},
+	}
+	for _, c := range cases {
+		if got := string(EditMeta([]byte(c.in), mark)); got != c.want {
+			t.Errorf("EditMeta(%s) = %s, want %s", c.in, got, c.want)
+		}
+		if got := string(EditMeta([]byte(c.in), func([]byte) []byte { return nil })); got != c.in {
+			t.Errorf("EditMeta(%s) with no edit = %s", c.in, got)
+		}
+	}
+}
+
 func TestRequestMeta(t *testing.T) {
 	got := string(RequestMeta([]byte(`{"sampling":{}}`), []byte(`{"name":"c","version":"1"}`), "info"))
 	want := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info"}`
