@@ -138,12 +138,10 @@ func TestAChildsRequestsToTheClientAreBounded(t *testing.T) {
 }
 
 // The tasks of a child that died are forgotten after deadTaskGrace: a
-// dead child leaves nothing behind for good.
+// dead child leaves nothing behind for good. ("die" closes the child's
+// stdout and it lives on: the exit it is given a grace for never comes.)
 func TestTasksOfADeadChildAreForgotten(t *testing.T) {
-	saved := deadTaskGrace
-	deadTaskGrace = time.Millisecond
-	defer func() { deadTaskGrace = saved }()
-	h := serveTasks(t, "a", "b")
+	h := serveTasksWith(t, graces{deadTasks: time.Millisecond, exit: time.Millisecond}, "a", "b")
 	ta := startTask(t, h, 2, "a:work")
 	tb := startTask(t, h, 3, "b:work")
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)
