@@ -17,6 +17,18 @@ import (
 // watchdog, not a measure.
 const waitLimit = 10 * time.Second
 
+// leftInFlight are the graces of a test that ends with requests in flight
+// that nothing will answer (a call whose server waits for the client, which
+// the test no longer plays): at the end of its input nothing is to come,
+// so the harness's teardown need not wait answerGrace for it. A test that
+// ends its input itself, expecting answers, keeps the default.
+var leftInFlight = graces{answer: time.Millisecond}
+
+// livesOn are the graces of a test whose child closes its stdout and lives
+// on: the exit the aggregator waits for never comes, so that wait is cut
+// short. A child that does exit is waited for with the default.
+var livesOn = graces{exit: time.Millisecond}
+
 // harness is an aggregator served over pipes in process, driven as its
 // client, with a deadlock watchdog on every read.
 type harness struct {

@@ -108,10 +108,11 @@ func TestAServersMessagesWithTwoOfAMemberAreRefused(t *testing.T) {
 }
 
 // serveBesideTasks serves bad, a child with one tool, go, whose other
-// messages script gets, beside good, a child that runs tasks.
+// messages script gets, beside good, a child that runs tasks. Calls to go
+// that script leaves unanswered stay so: leftInFlight.
 func serveBesideTasks(t *testing.T, script func(m *jsonrpc.Message, out io.Writer)) *harness {
 	t.Helper()
-	return serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
+	return serveOptions(t, Options{graces: leftInFlight, Start: func(s config.Server) (Process, error) {
 		if s.Key == "good" {
 			return startScripted((&taskChild{key: s.Key}).script), nil
 		}
@@ -269,14 +270,14 @@ func TestCheckQuotesWhatIsNotPrintable(t *testing.T) {
 // "\u0063\u0031" cancels "c1", and 7.0 is in use while 7 is.
 func TestIDsWrittenDifferentlyAreOneID(t *testing.T) {
 	got := make(chan string, 10)
-	h := serve(t, ":", func(config.Server) (Process, error) {
+	h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) {
 		return startScripted(answerSession(`{"tools":{}}`, `{"name":"wait","inputSchema":{"type":"object"}}`,
 			func(m *jsonrpc.Message, line []byte, _ io.Writer) {
 				if m.Method == "tools/call" || m.Method == "notifications/cancelled" {
 					got <- m.Method // calls wait for good
 				}
 			})), nil
-	}, "k")
+	}}, "k")
 	heard := func() string {
 		select {
 		case m := <-got:

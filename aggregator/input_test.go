@@ -94,7 +94,7 @@ func TestModernClientLegacyChildAnswersWhileParked(t *testing.T) {
 // A request of a child that cannot be given to exactly one call is never
 // guessed: with two calls in flight the child gets an error.
 func TestModernClientLegacyChildRequestNotGuessed(t *testing.T) {
-	h, puppets := serveEras(t, Options{}, legacyKind)
+	h, puppets := serveEras(t, Options{graces: leftInFlight}, legacyKind) // the calls are never answered
 	pl := puppets[legacyKind]
 	h.exchange(modernLine("1", "tools/list", ""))
 	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))

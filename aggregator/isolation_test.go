@@ -59,12 +59,18 @@ func goodServer() *fakeProcess {
 // as bad read it.
 func isolationSession(t *testing.T, bad *hostile, extra string) (*harness, *jsonrpc.Message) {
 	t.Helper()
-	h := serve(t, ":", func(s config.Server) (Process, error) {
+	return isolationSessionWith(t, bad, extra, graces{})
+}
+
+// isolationSessionWith is isolationSession with the graces g.
+func isolationSessionWith(t *testing.T, bad *hostile, extra string, g graces) (*harness, *jsonrpc.Message) {
+	t.Helper()
+	h := serveOptions(t, Options{Separator: ":", graces: g, Start: func(s config.Server) (Process, error) {
 		if s.Key == "bad" {
 			return bad, nil
 		}
 		return goodServer(), nil
-	}, "bad", "good")
+	}}, "bad", "good")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.startServers() // good is up before bad misbehaves
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -130,7 +136,7 @@ func othersAnswerThenCall10(t *testing.T, h *harness) string {
 
 func TestIsolationServerClosesItsStdoutWithACallInFlight(t *testing.T) {
 	bad := startHostile(false)
-	h, _ := isolationSession(t, bad, "")
+	h, _ := isolationSessionWith(t, bad, "", livesOn)
 	bad.stdoutW.Close() // and it lives on
 	failed := othersAnswerThenCall10(t, h)
 	if !strings.Contains(failed, `server \"bad\" closed its stdout`) {

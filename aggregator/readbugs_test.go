@@ -14,7 +14,7 @@ import (
 // The client's notifications/roots/list_changed reaches legacy children
 // only: the 2026-07-28 era removed it.
 func TestRootsChangedReachesOnlyLegacyChildren(t *testing.T) {
-	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
+	h, puppets := serveEras(t, Options{graces: leftInFlight}, legacyKind, modernKind) // the call is never answered
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
 	h.startServers()
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -112,7 +112,13 @@ func serveEntries(t testing.TB, opts Options, entries ...config.Server) *harness
 // sampling, and lists the tools once (every child up).
 func reloadHarness(t *testing.T, f *fleet, entries ...config.Server) *harness {
 	t.Helper()
-	h := serveEntries(t, Options{Start: f.start}, entries...)
+	return reloadHarnessWith(t, f, graces{}, entries...)
+}
+
+// reloadHarnessWith is reloadHarness with the graces g.
+func reloadHarnessWith(t *testing.T, f *fleet, g graces, entries ...config.Server) *harness {
+	t.Helper()
+	h := serveEntries(t, Options{Start: f.start, graces: g}, entries...)
 	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.exchange(`{"jsonrpc":"2.0","id":"l0","method":"tools/list"}`)
@@ -245,7 +251,7 @@ func TestReloadRestartsAChangedServerOnly(t *testing.T) {
 // as it was, and comes back when its entry changes.
 func TestReloadKeepsACrashedServerDownUntilItsEntryChanges(t *testing.T) {
 	f := newFleet()
-	h := reloadHarness(t, f, entry("a", "x", "die"), entry("b", "y"))
+	h := reloadHarnessWith(t, f, livesOn, entry("a", "x", "die"), entry("b", "y")) // "die" leaves a running
 	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a:die","arguments":{}}}`)
 	for seen := map[string]bool{}; !seen["answer"] || !seen["changed"]; { // in either order
 		line := h.read()

@@ -70,7 +70,9 @@ func samplingChild(got chan<- string) *fakeProcess {
 func TestBrokenAnswerToAChildRequestEndsIt(t *testing.T) {
 	for _, inBatch := range []bool{false, true} {
 		got := make(chan string, 10)
-		h := serve(t, ":", func(config.Server) (Process, error) { return samplingChild(got), nil }, "s")
+		h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) { // the call is never answered
+			return samplingChild(got), nil
+		}}, "s")
 		send, read := h.send, h.read
 		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 		read()
@@ -149,7 +151,8 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 		}
 		return `{"tools":[]}`
 	}
-	h := serve(t, ":", func(config.Server) (Process, error) { return startFake(child), nil }, "r")
+	// Nothing but the shutdown answers the read: the answer grace runs out.
+	h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) { return startFake(child), nil }}, "r")
 	send, read, closeInput := h.send, h.read, h.closeInput
 	send(initLine)
 	read()

@@ -265,7 +265,7 @@ func TestRelatedTaskOfAChildsRequest(t *testing.T) {
 
 // A child that dies: its tasks are reported failed, and a poll names it.
 func TestTasksOfADeadChildFail(t *testing.T) {
-	h := serveTasks(t, "a", "b")
+	h := serveTasksWith(t, livesOn, "a", "b") // "die" leaves it running
 	ta := startTask(t, h, 2, "a:work")
 	startTask(t, h, 3, "b:work")
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)

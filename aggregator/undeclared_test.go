@@ -53,7 +53,7 @@ func TestUndeclaredModesAreRefusedToTheServer(t *testing.T) {
 // server's URL-mode elicitation during a call that declared elicitation {}
 // is refused to the server and never becomes an input request.
 func TestUndeclaredModeOfAModernCallIsRefused(t *testing.T) {
-	_, pl, _ := legacyCall(t, Options{})
+	_, pl, _ := legacyCall(t, Options{graces: leftInFlight}) // the call waits for good
 	pl.say(`{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"mode":"url","message":"sign in","url":"https://example.com/login","elicitationId":"e1"}}`)
 	if got := pl.heard(t); got != `{"jsonrpc":"2.0","id":"q","error":{"code":-32602,"message":"Invalid params: elicitation/create asks for elicitation.url, which the client did not declare"}}` {
 		t.Errorf("the server got %s", got)
