@@ -369,12 +369,17 @@ func TestReloadStartsAChangedServerAfterTheOldStopped(t *testing.T) {
 func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
 	f := newFleet()
 	release := make(chan struct{})
-	h := serveEntries(t, Options{FastListWait: time.Millisecond, Start: func(s config.Server) (Process, error) {
+	// The first lists wait for fast, and no longer: the tests' clock.
+	h := serveEntries(t, Options{listDeadline: once("fast", ""), Start: func(s config.Server) (Process, error) {
 		if s.Key == "slow" {
 			<-release // up only once the client was answered without it
 		}
 		return f.start(s)
 	}}, entry("fast", "x"))
+	// Cleanups run last first: slow's start returns before the harness
+	// waits for the end, even when the test failed.
+	released := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(released)
 	h.exchange(`{"jsonrpc":"2.0","id":"p","method":"ping"}`) // Serve has begun: the reload spawns what it adds
 	h.a.Reload([]config.Server{entry("fast", "x"), entry("slow", "y")})
 	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}}}`)
@@ -382,7 +387,7 @@ func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
 	if got := toolNames(t, h); got != "fast:x" {
 		t.Fatalf("first tools/list: %s", got)
 	}
-	close(release)
+	released()
 	readUntil(t, h, "notifications/tools/list_changed")
 	if got := toolNames(t, h); got != "fast:x slow:y" {
 		t.Errorf("tools once the added server is up: %s", got)
