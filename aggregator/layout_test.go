@@ -25,6 +25,7 @@ var (
 // names eraModern or eraLegacy, or one of the adapter's era types) instead
 // of asking the peer's serverEra or clientEra what to do.
 func TestErasMeetInTheAdapter(t *testing.T) {
+	t.Parallel()
 	for where, uses := range eraQuestions(t) {
 		file, _, _ := strings.Cut(where, ":")
 		if !slices.Contains(eraFiles, file) && !slices.Contains(eraFuncs, where) {
@@ -88,6 +89,7 @@ func eraQuestions(t *testing.T) map[string][]string {
 // holds the whole Aggregator, or when a method of a child names it: a
 // child reaches the session only through childHost.
 func TestChildGetsASmallHost(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
