@@ -158,6 +158,9 @@ type Options struct {
 	// pacing is the clock and the wait of a server's reader (pace.go);
 	// the zero value is the real ones. Tests set it.
 	pacing pacing
+	// graces are how long the session waits for what usually comes
+	// sooner (graces.go); the zero value is the defaults. Tests set them.
+	graces graces
 	// listDeadline, when set (by tests), is closed when a client's first
 	// lists may wait no longer, instead of after listWait: the tests'
 	// clock.
@@ -247,6 +250,7 @@ func New(opts Options) *Aggregator {
 			maxQueue:             opts.MaxQueue,
 			clientRequestTimeout: opts.ClientRequestTimeout,
 			pacing:               opts.pacing,
+			graces:               opts.graces,
 			memory:               opts.Memory,
 		},
 		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
@@ -324,7 +328,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			}
 		}()
 		a.listens.endAll() // they would never be answered otherwise
-		a.client.inflight.waitEmpty(answerGrace, a.life.hurry)
+		a.client.inflight.waitEmpty(a.opts.graces.forAnswers(), a.life.hurry)
 		a.shutdown()
 
 	case <-output.broken:
@@ -368,10 +372,10 @@ func watchHooks(conn string) func(string) func() {
 }
 
 // answerGrace is how long the requests read before the client closed its
-// input may take to be answered before the children are stopped. It counts
-// against the 3 s in which a polite shutdown ends (with 1 s + 1 s for a
-// child that ignores both its stdin closing and SIGTERM: see
-// stdio.DefaultStopGrace).
+// input may take to be answered before the children are stopped
+// (Options.graces.answer in tests). It counts against the 3 s in which a
+// polite shutdown ends (with 1 s + 1 s for a child that ignores both its
+// stdin closing and SIGTERM: see stdio.DefaultStopGrace).
 const answerGrace = 500 * time.Millisecond
 
 // shutdown ends the requests being served here, stops every child at once

@@ -94,6 +94,7 @@ const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // of the servers: the entry whose key could be read as part of the other's
 // name gets a hash, in either order.
 func TestNameCollisionIsSettledByTheNamesNotTheOrder(t *testing.T) {
+	t.Parallel()
 	// With separator "__", key "a" + tool "_x" and key "a_" + tool "x" both
 	// make "a___x".
 	fakes := map[string]func(string, []byte) string{
@@ -121,6 +122,7 @@ func TestNameCollisionIsSettledByTheNamesNotTheOrder(t *testing.T) {
 }
 
 func TestPrefixedNameKeepsTheChildsEscapes(t *testing.T) {
+	t.Parallel()
 	h := serveFakes(t, ":", map[string]func(string, []byte) string{
 		"k": toolServer(`{ "name" : "caf\u00e9\"q" , "x":1, "inputSchema":{"type":"object"}}`),
 	}, "k")
@@ -133,6 +135,7 @@ func TestPrefixedNameKeepsTheChildsEscapes(t *testing.T) {
 }
 
 func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
+	t.Parallel()
 	pages := map[string]string{
 		"":   `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`,
 		"p2": `{"tools":[{"name":"b","inputSchema":{"type":"object"}}],"nextCursor":"p3"}`,
@@ -165,6 +168,7 @@ func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
 }
 
 func TestTemplateMatcher(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		template, uri string
 		match         bool
@@ -185,6 +189,7 @@ func TestTemplateMatcher(t *testing.T) {
 }
 
 func TestLoggerWritesEachLineOnce(t *testing.T) {
+	t.Parallel()
 	var w recordingWriter
 	l := NewLogger(&w, "p: ", false)
 	var wg sync.WaitGroup
@@ -223,6 +228,7 @@ func (w *recordingWriter) Write(p []byte) (int, error) {
 }
 
 func TestResourceReadRefreshesListsOnceForAnUnknownURI(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	lists := 0
 	fake := func(method string, _ []byte) string {
@@ -264,6 +270,7 @@ func TestResourceReadRefreshesListsOnceForAnUnknownURI(t *testing.T) {
 // sent (no answer then) or not yet (the call is answered); under -race,
 // neither may touch the call's child id unsynchronised.
 func TestCancelInABatchRacingItsCall(t *testing.T) {
+	t.Parallel()
 	h := serveFakes(t, ":", echoFake, "alpha")
 	send, read := h.send, h.read
 	send(initLine)
@@ -307,6 +314,7 @@ func (r *endingReader) Read(p []byte) (int, error) {
 // closes its input and returns only once the reader of that input has
 // stopped, while the client is still connected and silent.
 func TestServeStopsItsReaderWhenCancelled(t *testing.T) {
+	t.Parallel()
 	a := New(Options{
 		Name: "agg", Version: "test", Separator: ":",
 		Servers: []config.Server{{Key: "alpha", Command: "fake"}},
@@ -345,6 +353,7 @@ func TestServeStopsItsReaderWhenCancelled(t *testing.T) {
 // needs; a name or uri counts once per member, however its key is
 // escaped, so that a repeated one is refused rather than read two ways.
 func TestReadParams(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		params       string
 		name, uri    string // "" when there is not exactly one (a string)

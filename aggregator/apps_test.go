@@ -47,6 +47,7 @@ func serveApps(t *testing.T, servers map[string]func(string, []byte) string, key
 // An app's UI calls its server's tools by their own names: an unlisted
 // name goes to the one child serving apps with that tool.
 func TestUnprefixedCallGoesToTheOneAppServer(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"ext", "ui"} {
 		t.Run(how, func(t *testing.T) {
 			h := serveApps(t, map[string]func(string, []byte) string{
@@ -68,6 +69,7 @@ func TestUnprefixedCallGoesToTheOneAppServer(t *testing.T) {
 }
 
 func TestUnprefixedCallNeedsExactlyOneAppServer(t *testing.T) {
+	t.Parallel()
 	h := serveApps(t, map[string]func(string, []byte) string{
 		"a":     appServer("a", "ext", "get-time"),
 		"b":     appServer("b", "ui", "get-time"),

@@ -16,6 +16,7 @@ import (
 // (capabilities.Pending); a later session's carries what the child
 // declared when it last started (Memory), without starting it.
 func TestCapabilitiesBothWays(t *testing.T) {
+	t.Parallel()
 	params := make(chan []byte, 1)
 	child := func(method string, p []byte) string {
 		if method == "initialize" {

@@ -221,7 +221,7 @@ func (c *child) watch() {
 		// Let the reader take in what the child wrote before it exited.
 		select {
 		case <-c.conn.Done():
-		case <-time.After(time.Second):
+		case <-time.After(c.host.settings.graces.forExit()):
 		}
 		err := c.proc.Err()
 		if err == nil {
@@ -238,7 +238,7 @@ func (c *child) watch() {
 				break
 			}
 			c.drop(c.errorf("exited"))
-		case <-time.After(time.Second):
+		case <-time.After(c.host.settings.graces.forExit()):
 			c.drop(c.errorf("closed its stdout: %w", c.conn.Err()))
 		}
 		c.proc.Stop()

@@ -34,6 +34,7 @@ type childSettings struct {
 	maxQueue             int
 	clientRequestTimeout time.Duration // its requests to the client
 	pacing               pacing
+	graces               graces // how long it waits for its exit, its output, its tasks
 	memory               Memory // what it declared when it last started; may be nil
 }
 

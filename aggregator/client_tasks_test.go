@@ -74,6 +74,7 @@ func idOf(t *testing.T, line string) string {
 // and the client see the client's own id, every byte as on a direct
 // connection; another child can reach that task in no way.
 func TestClientSideTask(t *testing.T) {
+	t.Parallel()
 	h, pp := servePuppets(t, "a", "b")
 	a, b := pp["a"], pp["b"]
 	a.say(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,"task":{"ttl":60000}}}`)
@@ -136,6 +137,7 @@ func TestClientSideTask(t *testing.T) {
 // A child's tasks/list gets only the tasks the client runs for it, as
 // the client listed them.
 func TestClientTaskListIsTheChilds(t *testing.T) {
+	t.Parallel()
 	h, pp := servePuppets(t, "a", "b")
 	for i, k := range []string{"a", "b"} {
 		pp[k].say(`{"jsonrpc":"2.0","id":"s","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,"task":{}}}`)
@@ -154,6 +156,7 @@ func TestClientTaskListIsTheChilds(t *testing.T) {
 // The client's answer to a child's request tied to the child's task
 // carries the aggregator's id of the task: the child gets its own.
 func TestRelatedTaskOfTheClientsAnswer(t *testing.T) {
+	t.Parallel()
 	h, pp := servePuppets(t, "a")
 	a := pp["a"]
 	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a:x","task":{}}}`)
@@ -178,6 +181,7 @@ func TestRelatedTaskOfTheClientsAnswer(t *testing.T) {
 // own are: past maxTasksPerServer the oldest are forgotten, and the
 // server's later request for one of them is told why.
 func TestClientTasksOfAServerAreBounded(t *testing.T) {
+	// Not parallel: it sets maxTasksPerServer, which every session reads.
 	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
 	maxTasksPerServer = 16
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}, {Key: "other", Command: "fake"}}})

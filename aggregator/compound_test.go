@@ -30,6 +30,7 @@ const filesCompound = `{"files": {"description": "Work with files.", "subtools":
 // back byte for byte; a subtool it does not list, or that its server's
 // entry hides, is refused and reaches no server.
 func TestCompoundTool(t *testing.T) {
+	t.Parallel()
 	f := &toolFleet{}
 	h := filterHarness(t, f, Options{Compound: compoundConfig(t, filesCompound)},
 		filtered(t, "fs", `"excludeTools": ["list"]`, "read", "list", "write"),
@@ -84,6 +85,7 @@ func TestCompoundTool(t *testing.T) {
 // A reload that changes only compound tools updates the list with one
 // tools/list_changed and restarts nothing.
 func TestReloadOfCompoundToolsRestartsNothing(t *testing.T) {
+	t.Parallel()
 	f := &toolFleet{}
 	fs := filtered(t, "fs", `"excludeTools": null`, "read", "list")
 	h := filterHarness(t, f, Options{}, fs)
@@ -105,6 +107,7 @@ func TestReloadOfCompoundToolsRestartsNothing(t *testing.T) {
 // call names, waits for it, and reaches the subtool, as a session per call
 // does directly.
 func TestACompoundCallStartsTheServerItNames(t *testing.T) {
+	t.Parallel()
 	f := &toolFleet{}
 	h := serveEntries(t, Options{Start: f.start, Compound: compoundConfig(t, filesCompound)},
 		filtered(t, "fs", `"excludeTools": null`, "read", "list"),

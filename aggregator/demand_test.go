@@ -73,6 +73,7 @@ func demandServers(t *testing.T, opts Options) (*harness, chan struct{}, func() 
 // server: a probe that closes its input (Claude Desktop's sibling copy)
 // costs no process.
 func TestASessionThatOnlyBeginsStartsNoServer(t *testing.T) {
+	t.Parallel()
 	for _, begin := range []string{initAs("some-agent"), modernLine("1", "server/discover", "")} {
 		h, _, started := demandServers(t, Options{})
 		if got := h.exchange(begin); !strings.Contains(got, `"result"`) {
@@ -91,6 +92,7 @@ func TestASessionThatOnlyBeginsStartsNoServer(t *testing.T) {
 // alone: a session per call (langchain-mcp-adapters) starts one server, as
 // it would directly. Meanwhile the client is served.
 func TestACallStartsOnlyItsServerAndWaitsForIt(t *testing.T) {
+	t.Parallel()
 	h, release, started := demandServers(t, Options{})
 	h.exchange(initAs("mcp"))
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -110,6 +112,7 @@ func TestACallStartsOnlyItsServerAndWaitsForIt(t *testing.T) {
 // A name is owned by its server as names are formed for the client: a
 // strict name's key, and a key cut to make a name fit.
 func TestANameFindsItsServer(t *testing.T) {
+	t.Parallel()
 	h, release, started := demandServers(t, Options{})
 	close(release)
 	h.exchange(initAs("claude-ai")) // strict names: fast__x
@@ -130,6 +133,7 @@ func TestANameFindsItsServer(t *testing.T) {
 // own words (they are in the log); a name of no configured server is "not
 // found", and starts nothing.
 func TestACallToAServerThatFailedSaysSo(t *testing.T) {
+	t.Parallel()
 	h, _, started := demandServers(t, Options{})
 	h.exchange(initAs("some-agent"))
 	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"broken:x"}}`)
@@ -151,6 +155,7 @@ func TestACallToAServerThatFailedSaysSo(t *testing.T) {
 // The first list of a client that lists once waits, within its budget, for
 // the servers still starting, and holds them all.
 func TestTheFirstListOfAClientThatListsOnceWaits(t *testing.T) {
+	t.Parallel()
 	h, release, _ := demandServers(t, Options{listDeadline: once("", "some-agent")})
 	h.exchange(initAs("some-agent"))
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

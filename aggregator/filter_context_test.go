@@ -18,6 +18,7 @@ import (
 // 300 characters and 2 to 4 described parameters. Run with -v to see the
 // numbers.
 func TestFiltersSaveContext(t *testing.T) {
+	t.Parallel()
 	servers := map[string][]string{
 		"fs": {"read_file", "read_text_file", "read_media_file", "read_multiple_files", "write_file", "edit_file",
 			"create_directory", "list_directory", "list_directory_with_sizes", "directory_tree", "move_file",

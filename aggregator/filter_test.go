@@ -104,6 +104,7 @@ func callTool(h *harness, id int, name string) string {
 // A hidden tool is absent from tools/list, and a call to it is refused
 // with a clear error and never reaches its server, in every dialect.
 func TestFilterHidesTools(t *testing.T) {
+	t.Parallel()
 	f := &toolFleet{}
 	h := filterHarness(t, f, Options{},
 		filtered(t, "gh", `"excludeTools": ["delete_repo"]`, "create_issue", "delete_repo"),
@@ -134,6 +135,7 @@ func TestFilterHidesTools(t *testing.T) {
 // description and schema, and reaches its server under its own name; its
 // own name is not served.
 func TestFilterRenamesTools(t *testing.T) {
+	t.Parallel()
 	f := &toolFleet{}
 	h := filterHarness(t, f, Options{},
 		filtered(t, "fs", `"exposedTools": [{"original": "read_file", "exposed": "cat"}, "list"]`, "read_file", "list", "delete"))
@@ -158,6 +160,7 @@ func TestFilterRenamesTools(t *testing.T) {
 // Filters apply by the server's own names before naming: a client served
 // strict or shortened names gets the same tools, and is refused the same.
 func TestFilterAppliesWhateverTheNames(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("long_", 10) + "tool"
 	for _, tt := range []struct {
 		name, client string
@@ -197,6 +200,7 @@ func TestFilterAppliesWhateverTheNames(t *testing.T) {
 // A reload that changes only what servers expose rebuilds the lists, with
 // one tools/list_changed, and restarts no server.
 func TestReloadOfFiltersRestartsNothing(t *testing.T) {
+	t.Parallel()
 	f := &toolFleet{}
 	h := filterHarness(t, f, Options{}, filtered(t, "a", `"disabledTools": null`, "x", "y"), filtered(t, "b", `"disabledTools": null`, "z"))
 	changed := reloadTo(t, h, filtered(t, "a", `"excludeTools": ["x"]`, "x", "y"), filtered(t, "b", `"exposedTools": [{"original": "z", "exposed": "zz"}]`, "z"))
@@ -222,6 +226,7 @@ func TestReloadOfFiltersRestartsNothing(t *testing.T) {
 // A filter naming a tool the server does not offer gets one warning
 // naming the server, the entry and the closest real name.
 func TestFilterWarnsOfUnknownTools(t *testing.T) {
+	t.Parallel()
 	f := &toolFleet{}
 	h := filterHarness(t, f, Options{}, filtered(t, "gh", `"excludeTools": ["delete_repos"]`, "create_issue", "delete_repo"))
 	h.a.rebuild() // a second rebuild warns no more
@@ -234,6 +239,7 @@ func TestFilterWarnsOfUnknownTools(t *testing.T) {
 // An app's UI calls its server's tools by their own names: a tool the
 // entry hides is not called by that name either.
 func TestFilterHidesToolsFromApps(t *testing.T) {
+	t.Parallel()
 	app := appServer("app", "ext", "get-time", "delete")
 	var reached atomic.Bool
 	h := serveEntries(t, Options{Start: func(config.Server) (Process, error) {
@@ -258,6 +264,7 @@ func TestFilterHidesToolsFromApps(t *testing.T) {
 // so that it lists what a client would see, and shows what each entry
 // hides and renames, and the entries skipped.
 func TestCheckDeclaresCapabilitiesAndShowsFilters(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	var out strings.Builder
 	a := New(Options{Start: f.start, Servers: []config.Server{

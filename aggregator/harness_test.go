@@ -17,6 +17,18 @@ import (
 // watchdog, not a measure.
 const waitLimit = 10 * time.Second
 
+// leftInFlight are the graces of a test that ends with requests in flight
+// that nothing will answer (a call whose server waits for the client, which
+// the test no longer plays): at the end of its input nothing is to come,
+// so the harness's teardown need not wait answerGrace for it. A test that
+// ends its input itself, expecting answers, keeps the default.
+var leftInFlight = graces{answer: time.Millisecond}
+
+// livesOn are the graces of a test whose child closes its stdout and lives
+// on: the exit the aggregator waits for never comes, so that wait is cut
+// short. A child that does exit is waited for with the default.
+var livesOn = graces{exit: time.Millisecond}
+
 // harness is an aggregator served over pipes in process, driven as its
 // client, with a deadlock watchdog on every read.
 type harness struct {
@@ -34,8 +46,6 @@ func serve(t testing.TB, sep string, start func(config.Server) (Process, error),
 	return serveOptions(t, Options{Separator: sep, Start: start}, keys...)
 }
 
-// serveOptions is serve with more options; Name, Version, Servers and Log
-// are the harness's.
 // startServers has every server started, as a client's first list does
 // (servers start when a request needs them), and waits until each is up
 // or failed: before notifications/initialized, what they send waits at the
@@ -45,6 +55,28 @@ func (h *harness) startServers() {
 	h.exchange(`{"jsonrpc":"2.0","id":"start","method":"tools/list"}`)
 }
 
+// allReady is the harness's clock for a client's first lists: they wait
+// until every server is up or failed, as the real wait (listWait) has them
+// do whenever the servers start in time, which on a loaded machine they
+// may not. A test of a server still starting sets its own (once).
+func allReady(a *Aggregator, _ string) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, c := range a.children() {
+			select {
+			case <-c.ready:
+			case <-a.life.ctx.Done():
+				return
+			}
+		}
+	}()
+	return done
+}
+
+// serveOptions is serve with more options; Name, Version, Servers and Log
+// are the harness's, and so is the clock of the first lists (allReady)
+// unless the test sets its own.
 func serveOptions(t testing.TB, opts Options, keys ...string) *harness {
 	t.Helper()
 	for _, k := range keys {
@@ -52,6 +84,9 @@ func serveOptions(t testing.TB, opts Options, keys ...string) *harness {
 	}
 	h := &harness{t: t, lines: make(chan string, 100)}
 	opts.Name, opts.Version, opts.Log = "agg", "test", NewLogger(&h.log, "", false)
+	if opts.listDeadline == nil {
+		opts.listDeadline = allReady
+	}
 	h.a = New(opts)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

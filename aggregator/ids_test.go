@@ -37,10 +37,13 @@ func idChild(askID, token, progressAs string, heard chan<- string) *fakeProcess 
 }
 
 // serveIDChild serves an aggregator over one idChild, "k", to a client
-// that declared sampling, and returns what the child hears.
+// that declared sampling, and returns what the child hears. Its calls to
+// "ask" and "wait" are never answered: leftInFlight.
 func serveIDChild(t *testing.T, askID, token, progressAs string) (*harness, <-chan string) {
 	heard := make(chan string, 100)
-	h := serve(t, ":", func(config.Server) (Process, error) { return idChild(askID, token, progressAs, heard), nil }, "k")
+	h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) {
+		return idChild(askID, token, progressAs, heard), nil
+	}}, "k")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return h, heard
@@ -67,6 +70,7 @@ func hear(t *testing.T, heard <-chan string, want string) string {
 // server's own token, byte for byte, however the client writes the token
 // the aggregator gave it: "/" as "\/" or as "\u002f".
 func TestClientProgressOnAServersRequestIsFoundByValue(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, token string // the server's token, as it writes it
 		slash       string // how the client writes "/" in the aggregator's token
@@ -105,6 +109,7 @@ func TestClientProgressOnAServersRequestIsFoundByValue(t *testing.T) {
 // server escapes the client's token (its bytes, as on a direct
 // connection).
 func TestServerProgressOnAClientsCallIsFoundByValue(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ client, server string }{
 		{`"tok/1"`, `"tok\/1"`},
 		{`"tok\/1"`, `"tok/1"`},
@@ -126,6 +131,7 @@ func TestServerProgressOnAClientsCallIsFoundByValue(t *testing.T) {
 // request's id, and a server's cancel of its request reaches the client
 // likewise; each peer is told under the id it knows.
 func TestCancelsAreFoundByValue(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ id, cancel string }{
 		{`"req/1"`, `"req\/1"`},
 		{`"req\/1"`, `"req/1"`},
@@ -153,9 +159,10 @@ func TestCancelsAreFoundByValue(t *testing.T) {
 // A server's cancel of its request to the client, under its id written
 // another way, reaches the client under the aggregator's id.
 func TestServerCancelIsFoundByValue(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ id, cancel string }{{`"s/1"`, `"s\/1"`}, {`"s\/1"`, `"s/1"`}, {`8`, `8e0`}} {
 		seen := make(chan struct{}) // the client has the request: it cannot be withdrawn unseen
-		h := serve(t, ":", func(config.Server) (Process, error) {
+		h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) {
 			return startScripted(answerSession(`{"tools":{}}`, `{"name":"ask"}`, func(m *jsonrpc.Message, _ []byte, out io.Writer) {
 				if m.Method == "tools/call" {
 					out.Write([]byte(`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
@@ -165,7 +172,7 @@ func TestServerCancelIsFoundByValue(t *testing.T) {
 					}()
 				}
 			})), nil
-		}, "k")
+		}}, "k") // the call to "ask" is never answered
 		h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 		h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"k:ask"}}`)
@@ -184,6 +191,7 @@ func TestServerCancelIsFoundByValue(t *testing.T) {
 // The client's answer to a server's request, under the aggregator's id
 // written as another spelling of the same number, reaches the server.
 func TestClientAnswerIsFoundByValue(t *testing.T) {
+	t.Parallel()
 	h, heard := serveIDChild(t, `"s/1"`, `"t"`, `0`)
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"k:ask"}}`)
 	req, err := jsonrpc.Parse([]byte(h.read()))
@@ -201,6 +209,7 @@ func TestClientAnswerIsFoundByValue(t *testing.T) {
 // task under a task id that is not a string (0) is no task's, not even
 // that of the task "" (which a non-string id decodes to nothing like).
 func TestATaskIDThatIsNotAStringIsNoTasks(t *testing.T) {
+	t.Parallel()
 	h := serve(t, ":", func(config.Server) (Process, error) {
 		return startScripted(answerSession(`{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}}`, `{"name":"work","execution":{"taskSupport":"optional"}}`,
 			func(m *jsonrpc.Message, _ []byte, out io.Writer) {
@@ -226,6 +235,7 @@ func TestATaskIDThatIsNotAStringIsNoTasks(t *testing.T) {
 // or the client's tasks/list entry under the task id 0 is not the
 // client's task "".
 func TestAClientTaskIDThatIsNotAStringIsNoTasks(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
 	c := a.children()[0]
 	if a.relay.registerClientTask(c, []byte(`""`), []byte(`{}`)) == nil {

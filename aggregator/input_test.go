@@ -42,6 +42,7 @@ func retryLine(id, state, responses string) string {
 // waits for its next move, over as many rounds as it takes; a
 // requestState is good once.
 func TestModernClientLegacyChildTwoRounds(t *testing.T) {
+	t.Parallel()
 	h, pl, callID := legacyCall(t, Options{})
 
 	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"name?"}}`)
@@ -73,6 +74,7 @@ func TestModernClientLegacyChildTwoRounds(t *testing.T) {
 // A child's answer that comes while the call is parked waits for the
 // retry; a request for a capability the call did not declare is refused.
 func TestModernClientLegacyChildAnswersWhileParked(t *testing.T) {
+	t.Parallel()
 	h, pl, callID := legacyCall(t, Options{})
 	pl.say(`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`)
 	if got := pl.heard(t); !strings.Contains(got, `"id":7,"error":{"code":-32601`) {
@@ -94,7 +96,8 @@ func TestModernClientLegacyChildAnswersWhileParked(t *testing.T) {
 // A request of a child that cannot be given to exactly one call is never
 // guessed: with two calls in flight the child gets an error.
 func TestModernClientLegacyChildRequestNotGuessed(t *testing.T) {
-	h, puppets := serveEras(t, Options{}, legacyKind)
+	t.Parallel()
+	h, puppets := serveEras(t, Options{graces: leftInFlight}, legacyKind) // the calls are never answered
 	pl := puppets[legacyKind]
 	h.exchange(modernLine("1", "tools/list", ""))
 	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))
@@ -114,6 +117,7 @@ func TestModernClientLegacyChildRequestNotGuessed(t *testing.T) {
 // A parked call the client never resumes is cancelled at the child after
 // InputTimeout, and its request answered with an error.
 func TestModernClientParkedCallExpires(t *testing.T) {
+	t.Parallel()
 	h, pl, callID := legacyCall(t, Options{InputTimeout: 100 * time.Millisecond})
 	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?"}}`)
 	_, state := inputRound(t, h.read())
@@ -132,6 +136,7 @@ func TestModernClientParkedCallExpires(t *testing.T) {
 // real requests to the client, and the call is retried with the answers
 // and the child's requestState until the child answers for good.
 func TestLegacyClientModernChildRounds(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, modernKind)
 	pm := puppets[modernKind]
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
@@ -168,6 +173,7 @@ func TestLegacyClientModernChildRounds(t *testing.T) {
 // call and ends the exchange: the next call's requests are the next
 // call's.
 func TestModernClientCancelsARetry(t *testing.T) {
+	t.Parallel()
 	h, pl, callID := legacyCall(t, Options{})
 	pl.say(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`)
 	_, state := inputRound(t, h.read())
@@ -188,6 +194,7 @@ func TestModernClientCancelsARetry(t *testing.T) {
 // The child's progress on a call, under the token of the client's first
 // request, reaches the client under the token of the retry that waits.
 func TestModernClientProgressFollowsTheRetry(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, legacyKind)
 	pl := puppets[legacyKind]
 	h.exchange(modernLine("1", "tools/list", ""))

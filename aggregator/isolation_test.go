@@ -59,12 +59,18 @@ func goodServer() *fakeProcess {
 // as bad read it.
 func isolationSession(t *testing.T, bad *hostile, extra string) (*harness, *jsonrpc.Message) {
 	t.Helper()
-	h := serve(t, ":", func(s config.Server) (Process, error) {
+	return isolationSessionWith(t, bad, extra, graces{})
+}
+
+// isolationSessionWith is isolationSession with the graces g.
+func isolationSessionWith(t *testing.T, bad *hostile, extra string, g graces) (*harness, *jsonrpc.Message) {
+	t.Helper()
+	h := serveOptions(t, Options{Separator: ":", graces: g, Start: func(s config.Server) (Process, error) {
 		if s.Key == "bad" {
 			return bad, nil
 		}
 		return goodServer(), nil
-	}, "bad", "good")
+	}}, "bad", "good")
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.startServers() // good is up before bad misbehaves
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -129,8 +135,9 @@ func othersAnswerThenCall10(t *testing.T, h *harness) string {
 }
 
 func TestIsolationServerClosesItsStdoutWithACallInFlight(t *testing.T) {
+	t.Parallel()
 	bad := startHostile(false)
-	h, _ := isolationSession(t, bad, "")
+	h, _ := isolationSessionWith(t, bad, "", livesOn)
 	bad.stdoutW.Close() // and it lives on
 	failed := othersAnswerThenCall10(t, h)
 	if !strings.Contains(failed, `server \"bad\" closed its stdout`) {
@@ -140,6 +147,7 @@ func TestIsolationServerClosesItsStdoutWithACallInFlight(t *testing.T) {
 }
 
 func TestIsolationServerExitsWithACallInFlight(t *testing.T) {
+	t.Parallel()
 	bad := startHostile(false)
 	h, _ := isolationSession(t, bad, "")
 	bad.Stop()
@@ -151,6 +159,7 @@ func TestIsolationServerExitsWithACallInFlight(t *testing.T) {
 
 // A stopped server reads and writes nothing: calls to it wait in its queue.
 func TestIsolationServerStoppedWithCallsInFlight(t *testing.T) {
+	t.Parallel()
 	bad := startHostile(true)
 	h, _ := isolationSession(t, bad, "")
 	h.send(`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"bad:work"}}`)
@@ -162,6 +171,7 @@ func TestIsolationServerStoppedWithCallsInFlight(t *testing.T) {
 
 // A server that reads its stdin slowly holds a huge request in its queue.
 func TestIsolationServerReadsSlowlyWithAHugeRequestQueued(t *testing.T) {
+	t.Parallel()
 	bad := startHostile(true)
 	h, _ := isolationSession(t, bad, "")
 	huge := strings.Repeat("x", 8<<20)
@@ -177,6 +187,7 @@ func TestIsolationServerReadsSlowlyWithAHugeRequestQueued(t *testing.T) {
 // A server that writes one huge line slowly: the others are answered
 // while the line is half written, and it arrives whole.
 func TestIsolationServerWritesAHugeLineSlowly(t *testing.T) {
+	t.Parallel()
 	bad := startHostile(false)
 	h, call := isolationSession(t, bad, "")
 	text := strings.Repeat("y", 8<<20)
@@ -207,6 +218,7 @@ const floodLine = `{"jsonrpc":"2.0","method":"notifications/message","params":{"
 // never wait behind the flood's backlog (up to laneRoom: some 10,000
 // lines), and the flood is slowed to the pace at which the client reads.
 func TestIsolationServerFloodsNotificationsAndProgress(t *testing.T) {
+	t.Parallel()
 	bad := startHostile(false)
 	h, _ := isolationSession(t, bad, `,"_meta":{"progressToken":"p"}`)
 	stop := make(chan struct{})
@@ -256,6 +268,7 @@ func TestIsolationServerFloodsNotificationsAndProgress(t *testing.T) {
 // answers slowly: each reaches the client, the others are answered
 // meanwhile, and every answer reaches the server under its own id.
 func TestIsolationServerSendsHundredsOfSamplingRequests(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	bad := startHostile(false)
 	h, _ := isolationSession(t, bad, "")
@@ -295,6 +308,7 @@ func TestIsolationServerSendsHundredsOfSamplingRequests(t *testing.T) {
 // starting; tools/list waits for it, so that a client that ignores
 // list_changed sees every tool.
 func TestACallDoesNotWaitForAServerStillStarting(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var once sync.Once
 	slow := startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
@@ -354,6 +368,7 @@ func TestACallDoesNotWaitForAServerStillStarting(t *testing.T) {
 // answer at all (it got "shutting down" when its wait ended before the
 // cancel was recorded).
 func TestACancelledCallWaitingForTheStartGetsNoAnswer(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	slow := startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
 		switch m.Method {
@@ -391,6 +406,7 @@ func isEarlierTry(line string, try int) bool {
 // A server that exits on the 2026-07-28 probe and is started again: its
 // restart (held here until released) holds up no other server's start.
 func TestIsolationServerRestartedAfterExitingOnTheProbe(t *testing.T) {
+	t.Parallel()
 	restart := make(chan struct{})
 	goodListed := make(chan struct{})
 	var once sync.Once
@@ -444,6 +460,7 @@ func TestIsolationServerRestartedAfterExitingOnTheProbe(t *testing.T) {
 // resources/updated is paced like any other flood, on its own lane: the
 // aggregator's own answers take their turn with it.
 func TestIsolationServerFloodsResourceUpdates(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, legacyKind)
 	pl := puppets[legacyKind]
 	h.exchange(modernLine("1", "tools/list", ""))

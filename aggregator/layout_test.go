@@ -37,6 +37,7 @@ var (
 // types, under whatever name or through whatever value) instead of asking
 // the peer's serverEra or clientEra what to do.
 func TestErasMeetInTheAdapter(t *testing.T) {
+	t.Parallel()
 	p := typedPackage(t)
 	questions := map[types.Object]string{}
 	for _, name := range []string{"isModern", "eraModern", "eraLegacy", "modernServer", "legacyServer", "modernClient", "legacyClient"} {
@@ -60,6 +61,7 @@ func TestErasMeetInTheAdapter(t *testing.T) {
 // or when a method of a child uses anything that reaches it: a child
 // reaches the session only through childHost's narrow interface.
 func TestChildGetsASmallHost(t *testing.T) {
+	t.Parallel()
 	p := typedPackage(t)
 	agg := p.lookup(t, "Aggregator").(*types.TypeName)
 	for _, name := range []string{"child", "childHost", "childSettings", "exchange"} {

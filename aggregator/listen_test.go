@@ -9,6 +9,7 @@ import (
 // send; then every child's list change comes on it, stamped with its id,
 // until the client cancels it.
 func TestListenRelaysEveryChildsListChanges(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
 	h.exchange(modernLine("1", "tools/list", ""))
 	pm := puppets[modernKind]
@@ -53,6 +54,7 @@ func TestListenRelaysEveryChildsListChanges(t *testing.T) {
 // subscribe for a legacy child, whose updates reach the streams that want
 // the URI.
 func TestListenResourceSubscriptions(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, legacyKind)
 	pl := puppets[legacyKind]
 	h.exchange(modernLine("1", "tools/list", ""))
@@ -76,6 +78,7 @@ func TestListenResourceSubscriptions(t *testing.T) {
 // A modern request's logLevel sets a legacy child's level, and the child's
 // log messages reach the client only while such a call is in flight.
 func TestModernLogLevelForLegacyChild(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, legacyKind)
 	pl := puppets[legacyKind]
 	h.exchange(modernLine("1", "tools/list", ""))
@@ -101,6 +104,7 @@ func TestModernLogLevelForLegacyChild(t *testing.T) {
 // such method, becomes a listen of the aggregator's at the child; the
 // child's updates reach the client; unsubscribe ends the listen.
 func TestLegacyClientSubscribesToModernChild(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, modernKind)
 	pm := puppets[modernKind]
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
@@ -128,6 +132,7 @@ func TestLegacyClientSubscribesToModernChild(t *testing.T) {
 // At the end of the client's input an open stream ends with its result
 // (graceful closure), not with the shutdown error.
 func TestListenEndsWithItsResultAtShutdown(t *testing.T) {
+	t.Parallel()
 	h, _ := serveEras(t, Options{}, legacyKind)
 	h.exchange(modernLine("1", "tools/list", ""))
 	h.send(modernLine("2", "subscriptions/listen", `"notifications":{"toolsListChanged":true}`))
@@ -143,6 +148,7 @@ func TestListenEndsWithItsResultAtShutdown(t *testing.T) {
 // of the aggregator's at the child: the child's updates come on the
 // client's stream, and the client's cancel ends the child's listen.
 func TestListenWatchesAModernChildsURIThroughItsListen(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, modernKind)
 	pm := puppets[modernKind]
 	h.exchange(modernLine("1", "tools/list", ""))

@@ -272,6 +272,7 @@ func TestLoggerCountsDropsWhereTheyHappened(t *testing.T) {
 // servers' env entries and expanded variables (long enough to be
 // secrets); the servers' stderr lines it relays are left alone.
 func TestLoggerHidesConfigValues(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	l := NewLogger(&out, "p: ", false)
 	l.Hide([]config.Server{{Key: "db",

@@ -17,6 +17,7 @@ import (
 // children's merged capabilities, resultType on every result, caching
 // hints on lists, serverInfo in _meta.
 func TestModernClientDiscoverAndLists(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
 	d := decode(t, h.exchange(modernLine("1", "server/discover", "")))
 	r := d.Result
@@ -55,6 +56,7 @@ func TestModernClientDiscoverAndLists(t *testing.T) {
 // The caching hint of a list of modern children is the smallest time left
 // and public only when every child says public.
 func TestModernListHintIsTheSmallestLeft(t *testing.T) {
+	t.Parallel()
 	h, _ := serveEras(t, Options{}, modernKind)
 	list := decode(t, h.exchange(modernLine("1", "tools/list", ""))).Result
 	ttl, _ := list["ttlMs"].(float64)
@@ -69,6 +71,7 @@ func TestModernListHintIsTheSmallestLeft(t *testing.T) {
 // Each modern request is checked: _meta keys present, the version served,
 // the methods of the legacy era refused with what replaced them.
 func TestModernRequestsAreChecked(t *testing.T) {
+	t.Parallel()
 	h, _ := serveEras(t, Options{}, legacyKind)
 	h.exchange(modernLine("1", "server/discover", ""))
 	cases := []struct {
@@ -100,6 +103,7 @@ func TestModernRequestsAreChecked(t *testing.T) {
 // A call of a modern client to a legacy child gets resultType; to a
 // modern child it passes byte for byte (but the name), both ways.
 func TestModernClientCalls(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
 	h.exchange(modernLine("1", "tools/list", ""))
 
@@ -129,6 +133,7 @@ func TestModernClientCalls(t *testing.T) {
 // A resource nobody serves is -32602 in the modern era (-32002 was the
 // legacy era's).
 func TestModernResourceNotFoundIsInvalidParams(t *testing.T) {
+	t.Parallel()
 	h, _ := serveEras(t, Options{}, legacyKind)
 	if code := errorCode(t, h.exchange(modernLine("1", "resources/read", `"uri":"none://x"`))); code != -32602 {
 		t.Errorf("code %d, want -32602", code)
@@ -140,6 +145,7 @@ func TestModernResourceNotFoundIsInvalidParams(t *testing.T) {
 // initialize, and the client's requests reach it with the client's
 // capabilities and log level in _meta.
 func TestLegacyClientOverModernOnlyChild(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, modernKind)
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"old","version":"1"}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -165,6 +171,7 @@ func TestLegacyClientOverModernOnlyChild(t *testing.T) {
 // A legacy child that says nothing to server/discover is initialized once
 // the probe times out; --check-like reports show each child's version.
 func TestSilentLegacyChildIsInitializedAfterTheProbe(t *testing.T) {
+	t.Parallel()
 	h, _ := serveEras(t, Options{ProbeTimeout: 50 * time.Millisecond}, silentKind, modernKind)
 	list := h.exchange(modernLine("1", "tools/list", ""))
 	if !strings.Contains(list, `"silent:x"`) || !strings.Contains(list, `"modern:x"`) {
@@ -186,6 +193,7 @@ func TestSilentLegacyChildIsInitializedAfterTheProbe(t *testing.T) {
 // A legacy server that exits on the server/discover probe is started
 // again and initialized, at once (not after the probe's timeout).
 func TestChildExitingOnTheProbeIsStartedAgain(t *testing.T) {
+	t.Parallel()
 	var starts atomic.Int32
 	start := func(config.Server) (Process, error) {
 		n := starts.Add(1)
@@ -219,6 +227,7 @@ func TestChildExitingOnTheProbeIsStartedAgain(t *testing.T) {
 // --check (and the debug log) shows the version each server speaks: a
 // server that speaks only the modern era is served in it, not failed.
 func TestCheckShowsEachServersVersion(t *testing.T) {
+	t.Parallel()
 	var log syncBuffer
 	opts := Options{Name: "agg", Version: "test", Log: NewLogger(&log, "", true), Start: func(s config.Server) (Process, error) {
 		pp := &puppet{got: make(chan string, 64), listens: make(chan string, 64)}
@@ -249,6 +258,7 @@ func TestCheckShowsEachServersVersion(t *testing.T) {
 // tasks/list, which the aggregator answers itself, carries resultType for
 // a modern client too.
 func TestModernTasksListHasResultType(t *testing.T) {
+	t.Parallel()
 	h, _ := serveEras(t, Options{}, legacyKind)
 	if line := h.exchange(modernLine("1", "tasks/list", "")); line != `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tasks":[]}}` {
 		t.Errorf("tasks/list: %s", line)

@@ -30,6 +30,7 @@ func hash8(full string) string {
 // characters unless Options.ServerNameLen says, the separator and the
 // strict form asked for.
 func TestNamingFor(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		opts   Options
 		client string
@@ -105,6 +106,7 @@ func callsReachTheirTools(t *testing.T, h *harness, listed []string) {
 }
 
 func TestClaudeDesktopGetsStrictNames(t *testing.T) {
+	t.Parallel()
 	h := serveFakes(t, "", map[string]func(string, []byte) string{"k": namesServer}, "k")
 	listed := listedTools(t, h, "claude-ai")
 	want := []string{"k__immich_assets_list", "k__get_weather", ("k__" + long)[:55] + "_" + hash8("k__"+long), "k__a_b_" + hash8("k__a.b"), "k__a_b", "k__ok"}
@@ -120,6 +122,7 @@ func TestClaudeDesktopGetsStrictNames(t *testing.T) {
 }
 
 func TestOtherClientsGetPlainNames(t *testing.T) {
+	t.Parallel()
 	h := serveFakes(t, "", map[string]func(string, []byte) string{"k": namesServer}, "k")
 	listed := listedTools(t, h, "some-client")
 	want := []string{"k:immich.assets.list", "k:get weather", "k:" + long, "k:a.b", "k:a_b", "k:ok"}
@@ -133,6 +136,7 @@ func TestOtherClientsGetPlainNames(t *testing.T) {
 }
 
 func TestStrictNamesForced(t *testing.T) {
+	t.Parallel()
 	h := serveOptions(t, Options{StrictNames: true, Start: fakeStarter(namesServer)}, "k")
 	listed := listedTools(t, h, "some-client")
 	for _, name := range listed {
@@ -144,6 +148,7 @@ func TestStrictNamesForced(t *testing.T) {
 }
 
 func TestExplicitSeparatorWinsWithAWarning(t *testing.T) {
+	t.Parallel()
 	h := serveOptions(t, Options{Separator: ":", Start: fakeStarter(namesServer)}, "k")
 	listed := listedTools(t, h, "claude-ai")
 	if listed[0] != "k:immich_assets_list" || listed[5] != "k:ok" {
@@ -163,6 +168,7 @@ func TestExplicitSeparatorWinsWithAWarning(t *testing.T) {
 // Each known client gets one warning naming what was done to the names for
 // it, and what it will still do to them.
 func TestKnownClientsAreWarned(t *testing.T) {
+	t.Parallel()
 	fit := func(room int, client string) string {
 		return fmt.Sprintf("tool names made to fit the %d characters client %q leaves them (with its prefix, for a server name of up to 16 characters: see --registered-as): 1 shortened", room, client)
 	}
@@ -186,6 +192,7 @@ func TestKnownClientsAreWarned(t *testing.T) {
 // A client that gives the aggregator a longer name than it was told is
 // warned of what its model API will do.
 func TestLongerServerNameIsWarned(t *testing.T) {
+	t.Parallel()
 	h := serveOptions(t, Options{ServerNameLen: 40, Start: fakeStarter(namesServer)}, "k")
 	listedTools(t, h, "claude-code")
 	want := `tool names that client "claude-code" will change: 2 refused by the model API (every request fails), 2 with characters replaced`
@@ -237,6 +244,7 @@ func longNamesServer(method string, params []byte) string {
 // start of the description; calls and gets reach the server under its own
 // names.
 func TestNamesFitEveryKnownClient(t *testing.T) {
+	t.Parallel()
 	for _, k := range naming.Clients() {
 		if !k.ShapesNames() {
 			continue

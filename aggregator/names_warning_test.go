@@ -11,6 +11,7 @@ import (
 // a key that holds the separator (strict names, a key ending in "_"), or
 // names told apart for a client without a limit.
 func TestNamesWarningSaysWhat(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		opts   Options

@@ -76,7 +76,7 @@ const laneRoom = 1 << 20
 const clientRoom = 16 << 20
 
 // flushGrace bounds how long Serve waits at its end for the client to read
-// what is still queued for it.
+// what is still queued for it (Options.graces.flush in tests).
 const flushGrace = time.Second
 
 // flushClient waits until everything queued for the client is written or
@@ -84,7 +84,7 @@ const flushGrace = time.Second
 // nothing more does not hold up the end (the write that waits for it ends
 // with the process).
 func (a *Aggregator) flushClient() {
-	if !a.client.conn.WaitWrites(flushGrace) {
-		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", flushGrace)
+	if grace := a.opts.graces.forFlush(); !a.client.conn.WaitWrites(grace) {
+		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", grace)
 	}
 }

@@ -12,6 +12,7 @@ import (
 // so that lines go out at once; a write cut by its deadline is no failure
 // (the client is slow, not gone), while a failed write is.
 func TestClientOutputDeadlines(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -87,6 +87,7 @@ func readBy(t *testing.T, h *harness, reads chan string, method, uri string) str
 // The most specific template wins whatever the config order, and a URI a
 // server listed beats every template.
 func TestTheMostSpecificOwnerWinsWhateverTheOrder(t *testing.T) {
+	t.Parallel()
 	for _, order := range [][]string{{"catchall", "docs"}, {"docs", "catchall"}} {
 		h, reads, _ := serveOwners(t, `{}`, order...)
 		for _, tc := range []struct{ method, uri, want string }{
@@ -105,6 +106,7 @@ func TestTheMostSpecificOwnerWinsWhateverTheOrder(t *testing.T) {
 // A URI of a server that died is answered with an error naming it, and
 // never reaches the catch-all of another.
 func TestADeadServersURIsReachNoOther(t *testing.T) {
+	t.Parallel()
 	h, reads, docs := serveOwners(t, `{}`, "catchall", "docs")
 	docs.Stop()
 	readUntil(t, h, `"notifications/resources/list_changed"`)
@@ -152,6 +154,7 @@ func next(t *testing.T, h *harness, id string) []string {
 // listing or its more specific template) never reaches the client; its
 // own does.
 func TestResourceUpdatesComeOnlyFromTheOwner(t *testing.T) {
+	t.Parallel()
 	h, _, _ := serveOwners(t, `{}`, "catchall", "docs")
 	updated := func(uri string) string {
 		return `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"` + uri + `"}}`
@@ -170,6 +173,7 @@ func TestResourceUpdatesComeOnlyFromTheOwner(t *testing.T) {
 // elicitation of its own that went up (its elicitation/create, or a -32042
 // error's elicitations), once.
 func TestElicitationCompleteComesOnlyFromTheOwner(t *testing.T) {
+	t.Parallel()
 	h, _, _ := serveOwners(t, `{"elicitation":{"url":{}}}`, "catchall", "docs")
 	complete := func(id string) string {
 		return `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"` + id + `"}}`
@@ -202,6 +206,7 @@ func TestElicitationCompleteComesOnlyFromTheOwner(t *testing.T) {
 // literal prefix, then more literal text, then fewer wide expressions,
 // then fewer expressions.
 func TestTemplateRank(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ more, less string }{
 		{"file:///docs/{name}", "file:///{+path}"},
 		{"db://users/{id}", "db://{table}/rows"},

@@ -16,6 +16,7 @@ import (
 // waits for its share of notifyRate a second, and idle time earns the
 // burst back, never more.
 func TestNotifyBucket(t *testing.T) {
+	t.Parallel()
 	var b notifyBucket
 	t0 := time.Unix(1000, 0)
 	for i := range notifyBurst {
@@ -45,6 +46,7 @@ func TestNotifyBucket(t *testing.T) {
 // Each answer earns perAnswer messages: a call's own progress, however
 // fast the calls come, is never held back.
 func TestNotifyBucketAnswersEarn(t *testing.T) {
+	t.Parallel()
 	var b notifyBucket
 	t0 := time.Unix(1000, 0)
 	for range notifyBurst {
@@ -66,6 +68,7 @@ func TestNotifyBucketAnswersEarn(t *testing.T) {
 // A request to the client costs perRequest messages: a flood of sampling
 // requests is held back sooner than one of notifications.
 func TestNotifyBucketRequestsCostMore(t *testing.T) {
+	t.Parallel()
 	var b notifyBucket
 	t0 := time.Unix(1000, 0)
 	for i := range notifyBurst / perRequest {
@@ -105,6 +108,7 @@ func (f *frozenPacing) count() int {
 // flood cannot hide between empty lines. Answers to the aggregator's
 // requests earn: a call's own progress is never held back.
 func TestPacingIsWiredToTheReader(t *testing.T) {
+	t.Parallel()
 	flood := func(blank bool) int {
 		f := &frozenPacing{}
 		const n = notifyBurst/2 + 100 // past the burst only when blank lines count

@@ -14,7 +14,8 @@ import (
 // The client's notifications/roots/list_changed reaches legacy children
 // only: the 2026-07-28 era removed it.
 func TestRootsChangedReachesOnlyLegacyChildren(t *testing.T) {
-	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
+	t.Parallel()
+	h, puppets := serveEras(t, Options{graces: leftInFlight}, legacyKind, modernKind) // the call is never answered
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
 	h.startServers()
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -33,6 +34,7 @@ func TestRootsChangedReachesOnlyLegacyChildren(t *testing.T) {
 // began last is kept, whichever ends last: a slow older answer does not
 // overwrite a newer list.
 func TestAnOlderListNeverOverwritesANewerOne(t *testing.T) {
+	t.Parallel()
 	held := make(chan []byte, 1)   // the id of the fetch the child holds
 	release := make(chan struct{}) // then it answers it with the old list
 	lists := 0
@@ -77,6 +79,7 @@ func TestAnOlderListNeverOverwritesANewerOne(t *testing.T) {
 // A child's request the client never answers ends after
 // ClientRequestTimeout: the child gets an error, the client a cancel.
 func TestAChildsRequestsToTheClientTimeOut(t *testing.T) {
+	t.Parallel()
 	got := make(chan string, 2*maxClientRequests)
 	child := startScripted(answerSession(`{"tools":{}}`, "", func(m *jsonrpc.Message, line []byte, out io.Writer) {
 		switch {
@@ -111,6 +114,7 @@ func TestAChildsRequestsToTheClientTimeOut(t *testing.T) {
 // No more than maxClientRequests requests of one child wait for the
 // client at once: the next is refused.
 func TestAChildsRequestsToTheClientAreBounded(t *testing.T) {
+	t.Parallel()
 	got := make(chan string, 10)
 	child := startScripted(answerSession(`{"tools":{}}`, "", func(m *jsonrpc.Message, line []byte, out io.Writer) {
 		switch {
@@ -138,12 +142,11 @@ func TestAChildsRequestsToTheClientAreBounded(t *testing.T) {
 }
 
 // The tasks of a child that died are forgotten after deadTaskGrace: a
-// dead child leaves nothing behind for good.
+// dead child leaves nothing behind for good. ("die" closes the child's
+// stdout and it lives on: the exit it is given a grace for never comes.)
 func TestTasksOfADeadChildAreForgotten(t *testing.T) {
-	saved := deadTaskGrace
-	deadTaskGrace = time.Millisecond
-	defer func() { deadTaskGrace = saved }()
-	h := serveTasks(t, "a", "b")
+	t.Parallel()
+	h := serveTasksWith(t, graces{deadTasks: time.Millisecond, exit: time.Millisecond}, "a", "b")
 	ta := startTask(t, h, 2, "a:work")
 	tb := startTask(t, h, 3, "b:work")
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)

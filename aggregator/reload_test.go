@@ -112,7 +112,13 @@ func serveEntries(t testing.TB, opts Options, entries ...config.Server) *harness
 // sampling, and lists the tools once (every child up).
 func reloadHarness(t *testing.T, f *fleet, entries ...config.Server) *harness {
 	t.Helper()
-	h := serveEntries(t, Options{Start: f.start}, entries...)
+	return reloadHarnessWith(t, f, graces{}, entries...)
+}
+
+// reloadHarnessWith is reloadHarness with the graces g.
+func reloadHarnessWith(t *testing.T, f *fleet, g graces, entries ...config.Server) *harness {
+	t.Helper()
+	h := serveEntries(t, Options{Start: f.start, graces: g}, entries...)
 	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.exchange(`{"jsonrpc":"2.0","id":"l0","method":"tools/list"}`)
@@ -159,6 +165,7 @@ func toolNames(t *testing.T, h *harness) string {
 // A new entry is started, initialized with what the client declared, and
 // its tools join the list; the client hears one tools/list_changed.
 func TestReloadAddsAServer(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	h := reloadHarness(t, f, entry("a", "x"))
 	if got := reloadTo(t, h, entry("a", "x"), entry("b", "y")); strings.Join(got, " ") != "notifications/tools/list_changed" {
@@ -184,6 +191,7 @@ func TestReloadAddsAServer(t *testing.T) {
 // A removed entry is stopped: its call in flight is answered with an error
 // naming it and the reload, its tools leave the list.
 func TestReloadRemovesAServer(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	h := reloadHarness(t, f, entry("a", "x"), entry("b", "hold"))
 	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"b:hold","arguments":{}}}`)
@@ -217,6 +225,7 @@ func TestReloadRemovesAServer(t *testing.T) {
 // A changed entry is stopped and started anew; an unchanged one keeps its
 // process and its call in flight.
 func TestReloadRestartsAChangedServerOnly(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	h := reloadHarness(t, f, entry("a", "hold"), entry("b", "y1"))
 	first := f.proc("b")
@@ -244,8 +253,9 @@ func TestReloadRestartsAChangedServerOnly(t *testing.T) {
 // A server that crashed stays down through a reload that leaves its entry
 // as it was, and comes back when its entry changes.
 func TestReloadKeepsACrashedServerDownUntilItsEntryChanges(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
-	h := reloadHarness(t, f, entry("a", "x", "die"), entry("b", "y"))
+	h := reloadHarnessWith(t, f, livesOn, entry("a", "x", "die"), entry("b", "y")) // "die" leaves a running
 	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a:die","arguments":{}}}`)
 	for seen := map[string]bool{}; !seen["answer"] || !seen["changed"]; { // in either order
 		line := h.read()
@@ -269,6 +279,7 @@ func TestReloadKeepsACrashedServerDownUntilItsEntryChanges(t *testing.T) {
 // Servers added with tools, prompts and resources at once: one
 // list_changed of each list, not one per server.
 func TestReloadAnnouncesEachListOnce(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	h := reloadHarness(t, f, entry("a", "x"))
 	got := reloadTo(t, h, entry("a", "x"), entry("b", "y", "+prompts", "+resources"), entry("c", "z", "+prompts", "+resources"))
@@ -285,6 +296,7 @@ func TestReloadAnnouncesEachListOnce(t *testing.T) {
 // A tool's name does not change because another server came or went,
 // strict and shortened names included.
 func TestReloadKeepsNames(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("add_pull_request_review_comment_", 3)
 	f := newFleet()
 	h := serveEntries(t, Options{Start: f.start, StrictNames: true}, entry("github.com", long, "x"))
@@ -331,6 +343,7 @@ func (p slowStop) Terminate() error { return p.Stop() }
 // A changed server's new process starts only once the old one has
 // stopped: whatever it holds (a lock file, a port) is free by then.
 func TestReloadStartsAChangedServerAfterTheOldStopped(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	var mu sync.Mutex
 	var log []string
@@ -361,14 +374,20 @@ func TestReloadStartsAChangedServerAfterTheOldStopped(t *testing.T) {
 // with the others and, when it is up after the client was answered a list
 // without it, announced as any late server is.
 func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	release := make(chan struct{})
-	h := serveEntries(t, Options{FastListWait: time.Millisecond, Start: func(s config.Server) (Process, error) {
+	// The first lists wait for fast, and no longer: the tests' clock.
+	h := serveEntries(t, Options{listDeadline: once("fast", ""), Start: func(s config.Server) (Process, error) {
 		if s.Key == "slow" {
 			<-release // up only once the client was answered without it
 		}
 		return f.start(s)
 	}}, entry("fast", "x"))
+	// Cleanups run last first: slow's start returns before the harness
+	// waits for the end, even when the test failed.
+	released := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(released)
 	h.exchange(`{"jsonrpc":"2.0","id":"p","method":"ping"}`) // Serve has begun: the reload spawns what it adds
 	h.a.Reload([]config.Server{entry("fast", "x"), entry("slow", "y")})
 	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}}}`)
@@ -376,7 +395,7 @@ func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
 	if got := toolNames(t, h); got != "fast:x" {
 		t.Fatalf("first tools/list: %s", got)
 	}
-	close(release)
+	released()
 	readUntil(t, h, "notifications/tools/list_changed")
 	if got := toolNames(t, h); got != "fast:x slow:y" {
 		t.Errorf("tools once the added server is up: %s", got)
@@ -386,6 +405,7 @@ func TestReloadBeforeInitializeAnnouncesTheAddedServer(t *testing.T) {
 // A server that comes back does not take the name of one that got it
 // while it was away: the name served more lately stays.
 func TestReloadComebackKeepsTheNameOfTheOneServedSince(t *testing.T) {
+	t.Parallel()
 	f := newFleet()
 	h := serveEntries(t, Options{Start: f.start}, entry("x.y", "t"))
 	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}}}`)
@@ -403,6 +423,7 @@ func TestReloadComebackKeepsTheNameOfTheOneServedSince(t *testing.T) {
 // A stopped server leaves nothing of itself in the client's
 // subscriptions, and the others' stay.
 func TestForgetChildLeavesTheOthersSubscriptions(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Servers: []config.Server{entry("gone"), entry("kept")}})
 	gone, kept := a.children()[0], a.children()[1]
 	l := &listen{atChildren: []childListen{{gone, []byte("1")}, {kept, []byte("2")}},

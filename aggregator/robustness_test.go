@@ -21,6 +21,7 @@ import (
 // reader relays a request with a progress token leaves no progress route
 // behind, whichever comes first (and under -race, no race on the token).
 func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
+	t.Parallel()
 	m, err := jsonrpc.Parse([]byte(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"_meta":{"progressToken":7}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -68,9 +69,12 @@ func samplingChild(got chan<- string) *fakeProcess {
 // child's request ends that request (the child gets an error) on a line
 // of its own and inside a batch alike, and gets no answer itself.
 func TestBrokenAnswerToAChildRequestEndsIt(t *testing.T) {
+	t.Parallel()
 	for _, inBatch := range []bool{false, true} {
 		got := make(chan string, 10)
-		h := serve(t, ":", func(config.Server) (Process, error) { return samplingChild(got), nil }, "s")
+		h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) { // the call is never answered
+			return samplingChild(got), nil
+		}}, "s")
 		send, read := h.send, h.read
 		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 		read()
@@ -105,6 +109,7 @@ func TestBrokenAnswerToAChildRequestEndsIt(t *testing.T) {
 // holding up the client's reader while the aggregator learns how the
 // child ended: a ping read after it is answered first.
 func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
+	t.Parallel()
 	var fake *fakeProcess
 	h := serve(t, ":", func(config.Server) (Process, error) {
 		fake = startFake(transcriptChild("alpha"))
@@ -131,6 +136,7 @@ func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
 // client closes its input (a resources/read refreshing the lists for a URI
 // nobody listed) gets the shutdown error, not a wrong "not found".
 func TestShutdownAnswersARequestServedHere(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	lists := 0
 	child := func(method string, params []byte) string {
@@ -149,7 +155,8 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 		}
 		return `{"tools":[]}`
 	}
-	h := serve(t, ":", func(config.Server) (Process, error) { return startFake(child), nil }, "r")
+	// Nothing but the shutdown answers the read: the answer grace runs out.
+	h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) { return startFake(child), nil }}, "r")
 	send, read, closeInput := h.send, h.read, h.closeInput
 	send(initLine)
 	read()
@@ -195,6 +202,7 @@ func floodChild(n int, release <-chan struct{}, lists *atomic.Int64) *fakeProces
 // while a refresh waits cost one more refresh, not a thousand, and the
 // client hears of each refresh once.
 func TestListChangedFloodIsCoalesced(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var lists atomic.Int64
 	h := serve(t, ":", func(config.Server) (Process, error) { return floodChild(1000, release, &lists), nil }, "f")
@@ -247,6 +255,7 @@ func progressChild() *fakeProcess {
 // the child escapes it); progress under any other token is dropped, and
 // so is progress after the call's answer.
 func TestProgressOnlyForTheChildsOwnCalls(t *testing.T) {
+	t.Parallel()
 	h := serve(t, ":", func(config.Server) (Process, error) { return progressChild(), nil }, "p")
 	h.exchange(initLine)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -277,6 +286,7 @@ func TestProgressOnlyForTheChildsOwnCalls(t *testing.T) {
 // notifications are dropped (and counted in one warning) and its requests
 // are refused at once.
 func TestHeldMessagesAreBounded(t *testing.T) {
+	t.Parallel()
 	const notifications = 5000
 	data := strings.Repeat("x", 1000)
 	refused := make(chan string, 1)
@@ -350,6 +360,7 @@ func droppedCount(t *testing.T, log string) int {
 // over it is dropped as broken, its call failing with an error that says
 // why, and the other child goes on.
 func TestMaxMessageSize(t *testing.T) {
+	t.Parallel()
 	const limit = 4096
 	huge := strings.Repeat("x", 2*limit)
 	start := func(s config.Server) (Process, error) {
@@ -393,6 +404,7 @@ func TestMaxMessageSize(t *testing.T) {
 // client: each invalid byte of a child's answer becomes U+FFFD, as
 // encoding/json decodes it; valid text, escapes included, passes as it is.
 func TestInvalidUTF8FromAChildIsReplaced(t *testing.T) {
+	t.Parallel()
 	h := serve(t, ":", func(config.Server) (Process, error) {
 		list := toolServer(`{"name":"t"}`)
 		return startFake(func(method string, params []byte) string {
@@ -447,6 +459,7 @@ func deafChild(deaf <-chan struct{}, mu *sync.Mutex, seen *[]string) *fakeProces
 // takes it out of the queue (the child never sees it, nor a cancel); once
 // the child reads again, requests go through again.
 func TestAChildThatDoesNotReadIsBounded(t *testing.T) {
+	t.Parallel()
 	const limit = 64 << 10
 	deaf := make(chan struct{})
 	var mu sync.Mutex
@@ -515,6 +528,7 @@ func TestAChildThatDoesNotReadIsBounded(t *testing.T) {
 // is written from where it lies (not copied into a line): the client gets
 // it byte for byte, on its own line and inside a batch.
 func TestLargeResultsPassByteForByte(t *testing.T) {
+	t.Parallel()
 	result := `{"content":[{"type":"text","text":"` + strings.Repeat("é<\u2028>", largeResult/4) + `"}],"isError":false}`
 	h := serve(t, ":", func(config.Server) (Process, error) {
 		list := toolServer(`{"name":"big"}`)

@@ -90,6 +90,7 @@ func (h *harness) next(want string) string {
 // initialize nor a call to another server; when it is up, the client is
 // told its tools are there, and gets them.
 func TestSlowServerIsAnnouncedWhenUp(t *testing.T) {
+	t.Parallel()
 	h, release := slowStart(t, Options{})
 	init := h.exchange(initAs("claude-code")) // answered while slow is still starting
 	for _, want := range []string{`"tools":{"listChanged":true}`, `"prompts":{"listChanged":true}`, `"resources":{"listChanged":true`} {
@@ -116,6 +117,7 @@ func TestSlowServerIsAnnouncedWhenUp(t *testing.T) {
 // the server still starting is up; its initialize and a call to the server
 // that is up are answered meanwhile.
 func TestFirstListWaitsForAClientThatIgnoresListChanged(t *testing.T) {
+	t.Parallel()
 	h, release := slowStart(t, Options{})
 	h.exchange(initAs("codex-mcp-client"))
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -136,6 +138,7 @@ func TestFirstListWaitsForAClientThatIgnoresListChanged(t *testing.T) {
 // The wait of a client that ignores list_changed stays within its own
 // start-up timeout, and within ours.
 func TestListWaitIsBoundedByTheClientsTimeout(t *testing.T) {
+	t.Parallel()
 	o := Options{StartupTimeout: time.Minute, FastListWait: time.Second}
 	for client, want := range map[string]time.Duration{
 		"codex-mcp-client":   24 * time.Second, // inside its 30 s
@@ -160,6 +163,7 @@ func TestListWaitIsBoundedByTheClientsTimeout(t *testing.T) {
 // server is still starting, and the server's tools on its listen stream
 // once it is up.
 func TestSlowServerDoesNotHoldDiscover(t *testing.T) {
+	t.Parallel()
 	h, release := slowStart(t, Options{})
 	if got := h.exchange(modernLine("1", "server/discover", "")); !strings.Contains(got, `"supportedVersions"`) {
 		t.Fatalf("server/discover: %s", got)

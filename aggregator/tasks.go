@@ -136,7 +136,7 @@ func (rt *relayTables) sweepTasks(now time.Time) {
 // passed, unless the session ends first (stopForgetting).
 func (rt *relayTables) forgetLater(c *child) {
 	rt.tasks.forgetting.Add(1)
-	timer := time.AfterFunc(deadTaskGrace, func() {
+	timer := time.AfterFunc(c.host.settings.graces.forDeadTasks(), func() {
 		defer rt.tasks.forgetting.Done()
 		for _, t := range c.tasks.takeAll() {
 			rt.tasks.byID.remove(t.id, t)
@@ -404,8 +404,8 @@ func (h *heldStatuses) take(key string) [][]byte {
 
 // deadTaskGrace is how long the tasks of a child that died stay known, so
 // that a tasks/* on them is answered with the child's failure, when their
-// ttl does not end them sooner. (A variable for the tests.)
-var deadTaskGrace = 5 * time.Minute
+// ttl does not end them sooner (Options.graces.deadTasks in tests).
+const deadTaskGrace = 5 * time.Minute
 
 // failTasks tells the client that every task of a child that died and had
 // not ended has failed. The tasks stay known until their ttl, and

@@ -76,6 +76,7 @@ func getTask(h *harness, reqID int, id string) string {
 // tasks is full: full of tasks the server no longer lists, which make
 // room for it.
 func TestTaskListShowsAFinishedTaskItsServerLists(t *testing.T) {
+	// Not parallel: it sets maxTasksPerServer, which every session reads.
 	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
 	maxTasksPerServer = 2
 	h, lc := serveListing(t)
@@ -105,6 +106,7 @@ func TestTaskListShowsAFinishedTaskItsServerLists(t *testing.T) {
 // was given, whatever its ttl says: a ttl of 0, or one run out while the
 // server keeps the task (the server may keep it longer, and lists it).
 func TestTaskListedPastItsTTLKeepsItsID(t *testing.T) {
+	t.Parallel()
 	h, lc := serveListing(t)
 	lc.list(taskObject("zero", "completed", "0"), taskObject("short", "completed", "1"))
 	listed := listAllTasks(t, h)

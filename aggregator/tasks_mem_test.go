@@ -189,6 +189,7 @@ func BenchmarkTaskTableAfter100kTasks(b *testing.B) {
 // tables under sweepEvery + the tasks registered on the very instant of a
 // sweep (see BenchmarkTaskTableAfter100kTasks for the bound with a ttl).
 func TestTaskTableBoundedBySweep(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
 	c := a.children()[0]
 	maxTasks := 0

@@ -132,7 +132,12 @@ func (tc *taskChild) list(params []byte, answer func(string)) {
 
 // serveTasks serves an aggregator over a taskChild per key.
 func serveTasks(t *testing.T, keys ...string) *harness {
-	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
+	return serveTasksWith(t, graces{}, keys...)
+}
+
+// serveTasksWith is serveTasks with the graces g.
+func serveTasksWith(t *testing.T, g graces, keys ...string) *harness {
+	h := serveOptions(t, Options{graces: g, Start: func(s config.Server) (Process, error) {
 		return startScripted((&taskChild{key: s.Key}).script), nil
 	}}, keys...)
 	init := h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
@@ -165,6 +170,7 @@ func startTask(t *testing.T, h *harness, id int, tool string) string {
 // ids of the aggregator's, and each poll reaches its own child under the
 // child's id, with the aggregator's id in every answer.
 func TestTasksOfTwoChildren(t *testing.T) {
+	t.Parallel()
 	h := serveTasks(t, "a", "b")
 	ta, tb := startTask(t, h, 2, "a:work"), startTask(t, h, 3, "b:work")
 	if ta == tb || ta == "task-1" || tb == "task-1" {
@@ -203,6 +209,7 @@ func TestTasksOfTwoChildren(t *testing.T) {
 }
 
 func TestTaskCancelAndStatus(t *testing.T) {
+	t.Parallel()
 	h := serveTasks(t, "a", "b")
 	startTask(t, h, 2, "a:work")
 	tb := startTask(t, h, 3, "b:work")
@@ -230,6 +237,7 @@ func TestTaskCancelAndStatus(t *testing.T) {
 // tasks/list goes child by child, page by page, under cursors of the
 // aggregator's.
 func TestTaskListPagesThroughEveryChild(t *testing.T) {
+	t.Parallel()
 	h := serveTasks(t, "a", "b")
 	ids := map[string]bool{startTask(t, h, 2, "a:work"): true, startTask(t, h, 3, "a:work"): true, startTask(t, h, 4, "b:work"): true}
 	listed := listAllTasks(t, h)
@@ -249,6 +257,7 @@ func TestTaskListPagesThroughEveryChild(t *testing.T) {
 
 // A child's request tied to its task carries the aggregator's id.
 func TestRelatedTaskOfAChildsRequest(t *testing.T) {
+	t.Parallel()
 	h := serveTasks(t, "a", "b")
 	startTask(t, h, 2, "a:work")
 	tb := startTask(t, h, 3, "b:ask")
@@ -260,7 +269,8 @@ func TestRelatedTaskOfAChildsRequest(t *testing.T) {
 
 // A child that dies: its tasks are reported failed, and a poll names it.
 func TestTasksOfADeadChildFail(t *testing.T) {
-	h := serveTasks(t, "a", "b")
+	t.Parallel()
+	h := serveTasksWith(t, livesOn, "a", "b") // "die" leaves it running
 	ta := startTask(t, h, 2, "a:work")
 	startTask(t, h, 3, "b:work")
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)
@@ -285,6 +295,7 @@ func TestTasksOfADeadChildFail(t *testing.T) {
 
 // Tasks are forgotten when their ttl has run out.
 func TestTaskTTLSweep(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})
 	c := a.children()[0]
 	for i := range 3 {
@@ -303,6 +314,7 @@ func TestTaskTTLSweep(t *testing.T) {
 // A status the child sends before the answer that creates its task
 // reaches the client right after that answer, under the client's id.
 func TestTaskStatusBeforeItsCreation(t *testing.T) {
+	t.Parallel()
 	h := serveTasks(t, "a")
 	id := startTask(t, h, 2, "a:early")
 	status := h.read()
@@ -314,6 +326,7 @@ func TestTaskStatusBeforeItsCreation(t *testing.T) {
 // A task whose result the client fetched is listed still, under its id,
 // as its child lists it.
 func TestTaskListKeepsFetchedTasks(t *testing.T) {
+	t.Parallel()
 	h := serveTasks(t, "a")
 	first, second := startTask(t, h, 2, "a:work"), startTask(t, h, 3, "a:work")
 	h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":%q}}`, first))
@@ -326,6 +339,7 @@ func TestTaskListKeepsFetchedTasks(t *testing.T) {
 // forgotten first, and a later use of their ids gets an error naming the
 // server and the bound; other servers' tasks are untouched.
 func TestTaskTableOfAServerIsBounded(t *testing.T) {
+	// Not parallel: it sets maxTasksPerServer, which every session reads.
 	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
 	maxTasksPerServer = 16
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}, {Key: "other", Command: "fake"}}})
@@ -397,6 +411,7 @@ func listAllTasks(t *testing.T, h *harness) []string {
 // lists; running ones still come in, and a task pushed out for one is not
 // listed under an id already unknown.
 func TestTaskListAtTheBoundKeepsTheTasksItHas(t *testing.T) {
+	// Not parallel: it sets maxTasksPerServer, which every session reads.
 	defer func(n int) { maxTasksPerServer = n }(maxTasksPerServer)
 	maxTasksPerServer = 4
 	a := New(Options{Servers: []config.Server{{Key: "k", Command: "fake"}}})

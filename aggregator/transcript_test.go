@@ -35,12 +35,14 @@ var update = flag.Bool("update", false, "rewrite the expected lines of testdata/
 // aggregator's requestStates, random, are written with their prefix and
 // $1, $2, ... in the order they first came, in its lines and the client's.
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	if len(files) == 0 {
 		t.Fatal("no transcripts in testdata")
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".jsonl"), func(t *testing.T) {
+			t.Parallel()
 			runTranscript(t, file)
 		})
 	}

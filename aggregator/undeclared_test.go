@@ -11,6 +11,7 @@ import (
 // elicitation of one that declared only url, sampling with tools of one
 // without sampling.tools. What the client declared still reaches it.
 func TestUndeclaredModesAreRefusedToTheServer(t *testing.T) {
+	t.Parallel()
 	const (
 		urlAsk   = `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"mode":"url","message":"sign in","url":"https://example.com/login","elicitationId":"e1"}}`
 		formAsk  = `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object"}}}`
@@ -53,7 +54,8 @@ func TestUndeclaredModesAreRefusedToTheServer(t *testing.T) {
 // server's URL-mode elicitation during a call that declared elicitation {}
 // is refused to the server and never becomes an input request.
 func TestUndeclaredModeOfAModernCallIsRefused(t *testing.T) {
-	_, pl, _ := legacyCall(t, Options{})
+	t.Parallel()
+	_, pl, _ := legacyCall(t, Options{graces: leftInFlight}) // the call waits for good
 	pl.say(`{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"mode":"url","message":"sign in","url":"https://example.com/login","elicitationId":"e1"}}`)
 	if got := pl.heard(t); got != `{"jsonrpc":"2.0","id":"q","error":{"code":-32602,"message":"Invalid params: elicitation/create asks for elicitation.url, which the client did not declare"}}` {
 		t.Errorf("the server got %s", got)
@@ -64,6 +66,7 @@ func TestUndeclaredModeOfAModernCallIsRefused(t *testing.T) {
 // declare fails the call, naming the server and the capability; the
 // client is not asked.
 func TestUndeclaredModeOfAModernServerFailsTheCall(t *testing.T) {
+	t.Parallel()
 	h, puppets := serveEras(t, Options{}, modernKind)
 	pm := puppets[modernKind]
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)

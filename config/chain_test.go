@@ -8,6 +8,7 @@ import (
 )
 
 func TestChainRefusesAConfigServedUpTheChainHoweverSpelled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	top := filepath.Join(dir, "mcp.json")
 	other := filepath.Join(dir, "other.json")
@@ -53,6 +54,7 @@ func TestChainRefusesAConfigServedUpTheChainHoweverSpelled(t *testing.T) {
 }
 
 func TestChainIsBoundedToMaxNesting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var chain Chain
 	for i := 1; i <= MaxNesting+1; i++ {
@@ -75,6 +77,7 @@ func TestChainIsBoundedToMaxNesting(t *testing.T) {
 }
 
 func TestChainFromRejectsGarbage(t *testing.T) {
+	t.Parallel()
 	if _, err := ChainFrom("not json"); err == nil || !strings.Contains(err.Error(), ChainEnv) {
 		t.Errorf("ChainFrom(garbage) = %v, want an error naming %s", err, ChainEnv)
 	}

@@ -10,6 +10,7 @@ import (
 // where it is written; a subtool of a server the config does not run
 // gets a warning; mistakes name their place.
 func TestParseCompoundTools(t *testing.T) {
+	t.Parallel()
 	cfg, err := Parse(testPath, []byte(`{"mcpServers": {"fs": {"command": "c"}},
 		"tools": {"files": {"description": "Work with files", "subtools": {
 			"fs": {"tools": [{"name": "read", "description": "Read one"}, "list"]},

@@ -17,6 +17,7 @@ const testPath = "/x/mcp.json"
 var testOpts = Options{Separator: ":", LookupEnv: lookupIn(testEnv)}
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		json string
@@ -141,6 +142,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseProblems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		json string
@@ -241,6 +243,7 @@ func TestParseProblems(t *testing.T) {
 }
 
 func TestParseSyntaxError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, json, want string
 	}{
@@ -269,6 +272,7 @@ func TestParseSyntaxError(t *testing.T) {
 }
 
 func TestParseTopLevelNotObject(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, json, want string
 	}{
@@ -288,6 +292,7 @@ func TestParseTopLevelNotObject(t *testing.T) {
 }
 
 func TestParseWarnings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, key string
 		want      []string
@@ -311,6 +316,7 @@ func TestParseWarnings(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	t.Run("file", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "mcp.json")
 		if err := os.WriteFile(path, []byte(`{"mcpServers": {"a": {"command": "$TOKEN"}}}`), 0o600); err != nil {
@@ -348,6 +354,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestErrorMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  *Error
@@ -370,6 +377,7 @@ func TestErrorMessage(t *testing.T) {
 }
 
 func TestChildPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, want string }{
 		{"alpha", "p.alpha"},
 		{"_a-1", "p._a-1"},
@@ -390,6 +398,7 @@ func TestChildPath(t *testing.T) {
 }
 
 func TestEnviron(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		base []string
@@ -423,6 +432,7 @@ func TestEnviron(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
+	t.Parallel()
 	candidates := []string{"config", "separator", "startup-timeout", "strict-names"}
 	for _, tt := range []struct{ word, want string }{
 		{"confg", "config"},

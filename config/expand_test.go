@@ -22,6 +22,7 @@ var testEnv = map[string]string{
 }
 
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want, err string
 	}{
@@ -87,6 +88,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestExpandJoinedErrors(t *testing.T) {
+	t.Parallel()
 	_, err := Expand("$A$B", lookupIn(nil))
 	u, ok := err.(interface{ Unwrap() []error })
 	if !ok {
@@ -106,6 +108,7 @@ func TestExpandNilLookupUsesEnvironment(t *testing.T) {
 }
 
 func TestExpandLooksUpOnlyNames(t *testing.T) {
+	t.Parallel()
 	var asked []string
 	lookup := func(name string) (string, bool) {
 		asked = append(asked, name)

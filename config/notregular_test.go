@@ -27,6 +27,7 @@ func loadWithin(t *testing.T, path string) error {
 // A config path that is not a regular file is refused at once, naming
 // what it is.
 func TestLoadRefusesWhatIsNotAFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	err := loadWithin(t, dir)
 	if want := "config: " + dir + ": not a regular file (a directory)"; err == nil || !strings.HasPrefix(err.Error(), want) {

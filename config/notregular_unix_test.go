@@ -12,6 +12,7 @@ import (
 // A named pipe with no writer is refused at once: reading it would block
 // start-up for good (and signals would go unheard meanwhile).
 func TestLoadRefusesANamedPipe(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("no named pipes here: %v", err)

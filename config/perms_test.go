@@ -13,6 +13,7 @@ import (
 // in a directory they can write without the sticky bit, is reported with
 // what is open and the fix; one only its owner can change is not.
 func TestCheckOwnerOnly(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		if err := CheckOwnerOnly(os.Args[0]); err != nil {
 			t.Errorf("Windows: %v, want nothing (its mode bits are no permissions)", err)
@@ -74,6 +75,7 @@ func TestCheckOwnerOnly(t *testing.T) {
 // *OpenError instead, and an edit made while it was open is not applied
 // once it is safe again; a later one is.
 func TestWatcherDoesNotFollowAFileOthersCanWrite(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("permissions are not mode bits on Windows")
 	}

@@ -22,6 +22,7 @@ func parseOne(t *testing.T, entry string) Server {
 
 // Every dialect is read, with where each name is written.
 func TestParseToolFilters(t *testing.T) {
+	t.Parallel()
 	s := parseOne(t, `{"command": "c",
 		"includeTools": ["a", "b"], "excludeTools": ["b"],
 		"enabled_tools": ["a"], "disabled_tools": [],
@@ -50,6 +51,7 @@ func TestParseToolFilters(t *testing.T) {
 // An allow list exposes only what it names, a deny list removes, deny
 // wins whatever the dialect; several allow lists expose what each names.
 func TestToolsExpose(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, entry string
 		exposed     []string // of the tools a, b, c, read_file: the exposed names
@@ -84,6 +86,7 @@ func TestToolsExpose(t *testing.T) {
 // A filter of the wrong type, or exposed names that would be one, is a
 // problem naming the place.
 func TestParseToolFilterProblems(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, entry, want string }{
 		{"not an array", `"excludeTools": "delete_repo"`, "mcpServers.fs.excludeTools: must be an array of tool names"},
 		{"not an array of names", `"enabled_tools": ["a", 5]`, "mcpServers.fs.enabled_tools[1]: must be a tool name (a string)"},
@@ -112,6 +115,7 @@ func TestParseToolFilterProblems(t *testing.T) {
 // A remote entry is skipped with one warning naming it, and listed as
 // skipped; an empty allow list gets a warning.
 func TestParseSkipsRemoteServers(t *testing.T) {
+	t.Parallel()
 	cfg, err := Parse(testPath, []byte(`{"mcpServers": {
 		"web": {"type": "http", "url": "https://x", "headers": {"A": "b"}},
 		"a": {"command": "c", "includeTools": []},
@@ -139,6 +143,7 @@ func TestParseSkipsRemoteServers(t *testing.T) {
 // What a server exposes is not what it runs: a reload does not restart a
 // server for it; a cwd is.
 func TestSameIgnoresTools(t *testing.T) {
+	t.Parallel()
 	a := Server{Key: "a", Command: "c", Args: []string{}}
 	b := a
 	b.Tools = Tools{Lists: []ToolList{{Field: "excludeTools", Names: []ToolRef{{"x", "w"}}}}}
@@ -152,6 +157,7 @@ func TestSameIgnoresTools(t *testing.T) {
 }
 
 func TestClosest(t *testing.T) {
+	t.Parallel()
 	names := []string{"read_file", "write_file", "delete_repo"}
 	for word, want := range map[string]string{"delete_repos": "delete_repo", "Read_File": "read_file", "xyz": "read_file"} {
 		if got := Closest(word, names); got != want {

@@ -77,6 +77,7 @@ const one = `{"mcpServers":{"a":{"command":"x"}}}`
 // An edit in place, a file renamed over the path (as editors save), a
 // broken edit and the good one after it: each is reloaded, in order.
 func TestWatchFollowsTheFile(t *testing.T) {
+	t.Parallel()
 	path, _, got := watch(t, one)
 	write := func(content string) {
 		t.Helper()
@@ -112,6 +113,7 @@ func TestWatchFollowsTheFile(t *testing.T) {
 
 // A poke reloads the file even when it did not change, and only once.
 func TestWatchReloadsOnPoke(t *testing.T) {
+	t.Parallel()
 	_, poke, got := watch(t, one)
 	poke <- os.Interrupt
 	if s := serversOf(t, next(t, got)); s != "a=x" {
@@ -127,6 +129,7 @@ func TestWatchReloadsOnPoke(t *testing.T) {
 }
 
 func TestServerSame(t *testing.T) {
+	t.Parallel()
 	base := Server{Key: "k", Command: "c", Args: []string{"a"}, Env: []EnvVar{{"A", "1"}}}
 	for _, tt := range []struct {
 		name string

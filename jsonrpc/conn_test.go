@@ -39,6 +39,7 @@ func mustParse(t testing.TB, line []byte) *Message {
 }
 
 func TestCallSequential(t *testing.T) {
+	t.Parallel()
 	p := newFakePeer(t, Options{}, nil)
 	tests := []struct {
 		method, params string
@@ -82,6 +83,7 @@ func TestCallSequential(t *testing.T) {
 }
 
 func TestCallOutOfOrder(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	p := newFakePeer(t, Options{}, nil)
 
@@ -160,6 +162,7 @@ func TestCallOutOfOrder(t *testing.T) {
 }
 
 func TestUnmatched(t *testing.T) {
+	t.Parallel()
 	unmatched := make(chan *Message, 10)
 	p := newFakePeer(t, Options{Unmatched: func(m *Message) { unmatched <- m }}, nil)
 	res := goCall(context.Background(), p.conn, "m", nil)
@@ -208,6 +211,7 @@ func TestUnmatched(t *testing.T) {
 // as 1.0 or 1e0 answers the call 1, and the answer keeps the peer's
 // bytes; the string "3" answers no call 3.
 func TestAnswerIDsAreJSONValues(t *testing.T) {
+	t.Parallel()
 	unmatched := make(chan *Message, 10)
 	p := newFakePeer(t, Options{Unmatched: func(m *Message) { unmatched <- m }}, nil)
 	for i, id := range []string{`1.0`, `2e0`, `30E-1`, `4.000e0`} {
@@ -233,6 +237,7 @@ func TestAnswerIDsAreJSONValues(t *testing.T) {
 }
 
 func TestHandle(t *testing.T) {
+	t.Parallel()
 	handled := make(chan *Message, 100)
 	unmatched := make(chan *Message, 100)
 	invalid := make(chan string, 100)
@@ -321,6 +326,7 @@ type invalidLine struct {
 }
 
 func TestInvalid(t *testing.T) {
+	t.Parallel()
 	invalid := make(chan invalidLine, 100)
 	handled := make(chan *Message, 100)
 	p := newFakePeer(t, Options{
@@ -398,6 +404,7 @@ func TestInvalid(t *testing.T) {
 }
 
 func TestBatch(t *testing.T) {
+	t.Parallel()
 	batches := make(chan [][]byte, 10)
 	invalid := make(chan invalidLine, 10)
 	handled := make(chan *Message, 10)
@@ -480,6 +487,7 @@ func bigString(n int, seed byte) []byte {
 }
 
 func TestLongLines(t *testing.T) {
+	t.Parallel()
 	const (
 		size = 20 << 20
 		// Three 20 MiB lines take seconds under the race detector.
@@ -531,6 +539,7 @@ func TestLongLines(t *testing.T) {
 }
 
 func TestLineEndings(t *testing.T) {
+	t.Parallel()
 	const (
 		a = `{"jsonrpc":"2.0","method":"a","params":{"x" : 1}}`
 		b = `{"jsonrpc":"2.0","id":1,"method":"b"}`
@@ -604,6 +613,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 }
 
 func TestRunReadError(t *testing.T) {
+	t.Parallel()
 	watchdog(t, deadlockTimeout)
 	var got []string
 	conn := NewConn(&failingReader{strings.NewReader(`{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}`), errBoom},
@@ -623,6 +633,7 @@ func TestRunReadError(t *testing.T) {
 }
 
 func TestEOFFailsPendingCalls(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		close func(*io.PipeWriter) error
@@ -661,6 +672,7 @@ func TestEOFFailsPendingCalls(t *testing.T) {
 // TestAnswerThenEOF checks that an answer read just before the end of input
 // is not lost to the closing of the connection.
 func TestAnswerThenEOF(t *testing.T) {
+	t.Parallel()
 	for i := range 50 {
 		p := newFakePeer(t, Options{}, nil)
 		res := goCall(context.Background(), p.conn, "m", nil)
@@ -674,6 +686,7 @@ func TestAnswerThenEOF(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
+	t.Parallel()
 	rec := &recordingWriter{}
 	p := newFakePeer(t, Options{}, rec)
 	var results []<-chan callResult
@@ -716,6 +729,7 @@ func TestClose(t *testing.T) {
 }
 
 func TestCloseNil(t *testing.T) {
+	t.Parallel()
 	c := NewConn(strings.NewReader(""), io.Discard, Options{})
 	c.Close(nil)
 	if err := c.Err(); !errors.Is(err, ErrClosed) || !errors.Is(err, io.EOF) {
@@ -726,6 +740,7 @@ func TestCloseNil(t *testing.T) {
 // TestCallWithEndedContextSendsNothing checks that a call whose context has
 // already ended is neither sent nor reported as cancelled.
 func TestCallWithEndedContextSendsNothing(t *testing.T) {
+	t.Parallel()
 	errGone := errors.New("caller gone")
 	var rec recordingWriter
 	called := false
@@ -742,6 +757,7 @@ func TestCallWithEndedContextSendsNothing(t *testing.T) {
 }
 
 func TestCallCancel(t *testing.T) {
+	t.Parallel()
 	errGone := errors.New("caller gone")
 	tests := []struct {
 		name   string
@@ -809,6 +825,7 @@ func TestCallCancel(t *testing.T) {
 // TestOneWritePerLine checks, under concurrency, that every line reaches the
 // writer in exactly one Write and that lines never interleave.
 func TestOneWritePerLine(t *testing.T) {
+	t.Parallel()
 	const (
 		workers = 20
 		each    = 5 // lines per worker
@@ -885,6 +902,7 @@ func TestOneWritePerLine(t *testing.T) {
 }
 
 func TestWriteError(t *testing.T) {
+	t.Parallel()
 	rec := &recordingWriter{err: errBoom}
 	p := newFakePeer(t, Options{}, rec)
 	if _, err := p.conn.Call(context.Background(), "m", nil); !errors.Is(err, errBoom) {
@@ -911,6 +929,7 @@ func TestWriteError(t *testing.T) {
 // reads nothing is freed by closing the writer (neither ctx nor Close can
 // free it: the conn does not own the writer).
 func TestCallStuckInWrite(t *testing.T) {
+	t.Parallel()
 	entered := make(chan struct{})
 	rec := &recordingWriter{enter: func() { close(entered) }}
 	p := newFakePeer(t, Options{}, rec)
@@ -934,6 +953,7 @@ func TestCallStuckInWrite(t *testing.T) {
 // TestNilHooks checks that a connection without hooks drops what it has no
 // hook for and goes on.
 func TestNilHooks(t *testing.T) {
+	t.Parallel()
 	p := newFakePeer(t, Options{}, nil)
 	p.mustSend(strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"m"}`,
@@ -962,6 +982,7 @@ func TestNilHooks(t *testing.T) {
 // TestDeliverFromBatch checks Deliver as a Batch hook uses it: responses in
 // a batch reach their calls, unknown ones go to Unmatched.
 func TestDeliverFromBatch(t *testing.T) {
+	t.Parallel()
 	unmatched := make(chan *Message, 10)
 	delivered := make(chan []bool, 10)
 	var p *fakePeer
@@ -1001,6 +1022,7 @@ func TestDeliverFromBatch(t *testing.T) {
 // TestGoParts: the parts are joined into the params of one request line,
 // and no parts with bytes means no params member.
 func TestGoParts(t *testing.T) {
+	t.Parallel()
 	p := newFakePeer(t, Options{}, nil)
 	noop := func(*Message, error) {}
 	obj := []byte(`{"name":"a:echo","arguments":{"x":1}}`)
@@ -1030,6 +1052,7 @@ func TestGoParts(t *testing.T) {
 // WriteParts writes a line from its parts, in order, with no other line
 // between them; ResultParts are the parts of a response line.
 func TestWriteParts(t *testing.T) {
+	t.Parallel()
 	for _, queue := range []bool{false, true} {
 		w := &recordingWriter{}
 		c := NewConn(strings.NewReader(""), w, Options{Queue: queue})
@@ -1084,6 +1107,7 @@ func (w *blockedWriter) Write([]byte) (int, error) {
 // no error of its own: the caller that got an error never hears from the
 // Waiter, and the Waiter is never called twice.
 func TestGoFailsOrAnswersNeverBoth(t *testing.T) {
+	t.Parallel()
 	w := &blockedWriter{entered: make(chan struct{}), release: make(chan struct{})}
 	c := NewConn(strings.NewReader(""), w, Options{})
 	answers := make(chan error, 2)
@@ -1112,6 +1136,7 @@ func TestGoFailsOrAnswersNeverBoth(t *testing.T) {
 // empty, told whether it was the answer to a pending call; a notification,
 // an answer to nothing and a blank line are not.
 func TestPaceSaysWhatWasAnAnswer(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe()
 	paced := make(chan bool, 10)
 	var c *Conn

@@ -11,6 +11,7 @@ import (
 )
 
 func TestDuplicateMember(t *testing.T) {
+	t.Parallel()
 	many := func(dup bool) string {
 		var b strings.Builder
 		b.WriteString("{")
@@ -115,6 +116,7 @@ func FuzzDuplicateMember(f *testing.F) {
 // notification with a member twice goes to Invalid, an answer to its call
 // with Duplicate set; without it, all pass as they are.
 func TestCheckDuplicates(t *testing.T) {
+	t.Parallel()
 	invalid := make(chan error, 2)
 	handled := make(chan *Message, 2)
 	p := newFakePeer(t, Options{

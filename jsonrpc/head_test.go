@@ -33,6 +33,7 @@ var headIDCases = []struct {
 }
 
 func TestHeadID(t *testing.T) {
+	t.Parallel()
 	for _, tc := range headIDCases {
 		id, ok := HeadID([]byte(tc.head))
 		if ok != (tc.id != "") || string(id) != tc.id {

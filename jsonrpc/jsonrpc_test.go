@@ -10,6 +10,7 @@ import (
 )
 
 func TestErrorIs(t *testing.T) {
+	t.Parallel()
 	notFound := &Error{Code: CodeMethodNotFound, Message: "no such method"}
 	tests := []struct {
 		name   string
@@ -37,6 +38,7 @@ func TestErrorIs(t *testing.T) {
 }
 
 func TestErrorLayout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  *Error
@@ -88,6 +90,7 @@ func TestErrorLayout(t *testing.T) {
 }
 
 func TestErrorString(t *testing.T) {
+	t.Parallel()
 	err := Errorf(CodeMethodNotFound, "method %q not found", "x")
 	if got, want := err.Error(), `jsonrpc: error -32601: method "x" not found`; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)

@@ -10,6 +10,7 @@ import (
 // Values equal in JSON share a key however they are written; values that
 // differ never do.
 func TestKey(t *testing.T) {
+	t.Parallel()
 	for _, same := range [][]string{
 		{`"a/b"`, `"a\/b"`, `"\u0061/b"`, `"\u0061\u002f\u0062"`, ` "a/b" `},
 		{`"A"`, `"\u0041"`}, {`"c1"`, `"\u0063\u0031"`}, {`""`},
@@ -47,6 +48,7 @@ func TestKey(t *testing.T) {
 // A plain integer, what ids almost always are, is its own key, and only
 // an integer is keyed as one.
 func TestKeyForms(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		`42`: "n42", `-42`: "n-42", `4.2e1`: "n42", `0`: "n0", `-0`: "n0", `1.5`: "n15e-1", `-1.25e-3`: "n-125e-5",
 		`1e65`: "n1e65", `"a\/b"`: "sa/b", `null`: "xnull", `{"a":1}`: `x{"a":1}`, `1e1000000000`: "x1e1000000000",

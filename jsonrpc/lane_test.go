@@ -35,6 +35,7 @@ func (g *gatedWriter) Write(b []byte) (int, error) {
 // line each in turn, each lane's lines in order, so a lane with many lines
 // holds the others back by one line at most.
 func TestLanesTakeTurns(t *testing.T) {
+	t.Parallel()
 	w := newGatedWriter()
 	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
 	a, b := c.NewLane(), c.NewLane()
@@ -63,6 +64,7 @@ func TestLanesTakeTurns(t *testing.T) {
 // down to the limit, whatever other lanes hold; at once when its lane has
 // room; and when stop closes.
 func TestWaitRoom(t *testing.T) {
+	t.Parallel()
 	w := newGatedWriter()
 	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
 	flooder, other := c.NewLane(), c.NewLane()
@@ -97,6 +99,7 @@ func TestWaitRoom(t *testing.T) {
 // TestWriteQueuesPartsWhereTheyLie: a line written in parts waits in the
 // queue as those parts: a large payload is not copied.
 func TestWriteQueuesPartsWhereTheyLie(t *testing.T) {
+	t.Parallel()
 	w := newGatedWriter()
 	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
 	c.Write([]byte("first\n"))
@@ -124,6 +127,7 @@ func TestWriteQueuesPartsWhereTheyLie(t *testing.T) {
 // its hook and done after the hook returned, and likewise around Close's
 // answers to the pending calls.
 func TestWatchSurroundsTheHooks(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var events []string
 	record := func(e string) {
@@ -151,6 +155,7 @@ func TestWatchSurroundsTheHooks(t *testing.T) {
 // TestWrittenToldOfEachLine: with Queue, Options.Written is told the size
 // of each line once it is written, in order, parts counted whole.
 func TestWrittenToldOfEachLine(t *testing.T) {
+	t.Parallel()
 	sizes := make(chan int, 10)
 	var rec recordingWriter
 	c := NewConn(strings.NewReader(""), &rec, Options{Queue: true, Written: func(n int) {
@@ -177,6 +182,7 @@ func TestWrittenToldOfEachLine(t *testing.T) {
 // TestPushFront: a line pushed to the front comes out before every line
 // that waits, whether the array has room before its head or not.
 func TestPushFront(t *testing.T) {
+	t.Parallel()
 	var q lineQueue
 	for i := int64(1); i <= 3; i++ {
 		q.push(queuedLine{id: i})
@@ -199,6 +205,7 @@ func TestPushFront(t *testing.T) {
 // ended with that error at once, not left pending until the connection
 // closes.
 func TestRequestsNeverSentEndWithTheWriteError(t *testing.T) {
+	t.Parallel()
 	w := &blockedWriter{entered: make(chan struct{}), release: make(chan struct{})}
 	c := NewConn(strings.NewReader(""), w, Options{Queue: true})
 	errs := make(chan error, 2)
@@ -221,6 +228,7 @@ func TestRequestsNeverSentEndWithTheWriteError(t *testing.T) {
 // written already is told with that lane, so that a notice written there
 // follows the request.
 func TestCancelThroughALane(t *testing.T) {
+	t.Parallel()
 	w := newGatedWriter()
 	vias := make(chan *Lane, 2)
 	c := NewConn(strings.NewReader(""), w, Options{Queue: true, Cancelled: func(via *Lane, _ json.RawMessage, _ error) { vias <- via }})

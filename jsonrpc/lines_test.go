@@ -30,6 +30,7 @@ type oversizedCall struct {
 // found with HeadID, and the lines after it are dispatched; a line at the
 // limit is dispatched as usual.
 func TestOversizedLinesAreSkipped(t *testing.T) {
+	t.Parallel()
 	for _, limit := range []int{1000, 100 << 10} { // in the buffer, and gathered across buffers
 		for name, wrap := range map[string]func(io.Reader) io.Reader{
 			"whole reads":     func(r io.Reader) io.Reader { return r },
@@ -88,6 +89,7 @@ func TestOversizedLinesAreSkipped(t *testing.T) {
 // TestOversizedLineEndsRun: when Oversized refuses a line, or there is no
 // Oversized, Run ends with ErrLineTooLong and pending calls fail with it.
 func TestOversizedLineEndsRun(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		oversized func([]byte, int64) error
@@ -140,6 +142,7 @@ func allocated(f func()) uint64 {
 // TestOversizedLineIsNotKept: a 64 MiB line through a 1 MiB limit is read
 // by, not stored.
 func TestOversizedLineIsNotKept(t *testing.T) {
+	// Not parallel: it counts the bytes the whole process allocates.
 	watchdog(t, deadlockTimeout)
 	const pad = 64 << 20
 	prefix := `{"jsonrpc":"2.0","id":8,"method":"m","params":{"pad":"`
@@ -177,6 +180,7 @@ func TestOversizedLineIsNotKept(t *testing.T) {
 // the buffer is read at the cost of about twice its size, as
 // bufio.Reader.ReadBytes reads it.
 func TestLongLineCostsTwiceItsSize(t *testing.T) {
+	// Not parallel: it counts the bytes the whole process allocates.
 	watchdog(t, deadlockTimeout)
 	const size = 16 << 20
 	line := append(requestOfSize(1, size), '\n')

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	type kind int
 	const (
 		request kind = iota
@@ -120,6 +121,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		line    string
@@ -209,6 +211,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestAppend(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		got  []byte
@@ -288,6 +291,7 @@ func TestAppend(t *testing.T) {
 // TestAppendEmptyPayload checks that a nil or empty result or error still
 // makes a valid line.
 func TestAppendEmptyPayload(t *testing.T) {
+	t.Parallel()
 	for _, line := range [][]byte{
 		AppendResult(nil, []byte(`1`), nil),
 		AppendResult(nil, []byte(`1`), []byte{}),
@@ -303,6 +307,7 @@ func TestAppendEmptyPayload(t *testing.T) {
 // member: peers disagree on which one counts (encoding/json takes the last,
 // Member the first), so an id rewrite could be silently defeated.
 func TestDuplicateMembers(t *testing.T) {
+	t.Parallel()
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","method":"n"}`,
@@ -321,6 +326,7 @@ func TestDuplicateMembers(t *testing.T) {
 // TestAppendParses checks that what the Append functions write parses back
 // into the same raw fields.
 func TestAppendParses(t *testing.T) {
+	t.Parallel()
 	id, params, result, errObj := []byte(`"x y"`), []byte(`{ "k" : [1, 2] }`), []byte(` [ ] `), []byte(`{"code":1, "message":"m"}`)
 	for _, line := range [][]byte{
 		AppendRequest(nil, id, "a/b", params),

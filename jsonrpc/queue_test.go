@@ -18,6 +18,7 @@ import (
 // that do not read yet: every Write returns at once, and the lines arrive
 // whole and in order once the peer reads.
 func TestQueuedWritesNeverBlock(t *testing.T) {
+	t.Parallel()
 	osR, osW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestQueuedWritesNeverBlock(t *testing.T) {
 // TestQueuedWriteErrorSticks checks that after a failed write every later
 // Write fails too.
 func TestQueuedWriteErrorSticks(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,7 @@ func TestQueuedWriteErrorSticks(t *testing.T) {
 // TestBrokenAnswerEndsTheCall checks that an answer that is not a valid
 // response still ends the call it names, instead of leaving it pending.
 func TestBrokenAnswerEndsTheCall(t *testing.T) {
+	t.Parallel()
 	for _, answer := range []string{
 		`{"jsonrpc":"2.0","id":1,"error":5}`,
 		`{"jsonrpc":"2.0","id":1}`,
@@ -94,6 +97,7 @@ func TestBrokenAnswerEndsTheCall(t *testing.T) {
 // writing queued lines has stopped, here because the writer was closed
 // under a write that waited.
 func TestWaitWritesWaitsForTheFlusher(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe() // not a file: every line goes through the flusher
 	c := NewConn(strings.NewReader(""), pw, Options{Queue: true})
 	c.WaitWrites(0) // nothing written: returns at once
@@ -156,6 +160,7 @@ func readLines(t *testing.T, r io.Reader, want ...[]byte) {
 // order, and once the queue drains lines are accepted again, even one over
 // the bound.
 func TestMaxQueued(t *testing.T) {
+	t.Parallel()
 	watchdog(t, deadlockTimeout)
 	w, pr, entered := stuckWriter(t)
 	c := NewConn(nil, w, Options{Queue: true, MaxQueued: 1000})
@@ -212,6 +217,7 @@ func TestMaxQueued(t *testing.T) {
 // Waiter is never called; one being written is forgotten and the peer
 // told; one answered already is not taken back.
 func TestCancelWithdrawsQueued(t *testing.T) {
+	t.Parallel()
 	watchdog(t, deadlockTimeout)
 	w, pr, entered := stuckWriter(t)
 	told := make(chan string, 10)
@@ -283,6 +289,7 @@ func TestCancelWithdrawsQueued(t *testing.T) {
 // TestLineQueue: lines come out oldest first whatever the pushes, pops
 // and removals in between, with the array reused and compacted.
 func TestLineQueue(t *testing.T) {
+	t.Parallel()
 	var q lineQueue
 	var want []int64 // the model: ids in order
 	next := int64(1)

@@ -12,6 +12,7 @@ import (
 type member struct{ key, value string }
 
 func TestMembers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		obj  string
@@ -91,6 +92,7 @@ var malformedObjects = []string{
 }
 
 func TestMembersMalformed(t *testing.T) {
+	t.Parallel()
 	for _, obj := range malformedObjects {
 		t.Run(obj, func(t *testing.T) {
 			ms, err := Members([]byte(obj))
@@ -102,6 +104,7 @@ func TestMembersMalformed(t *testing.T) {
 }
 
 func TestMember(t *testing.T) {
+	t.Parallel()
 	const obj = `{ "a" : { "x" : 1 } , "b":"two","a":2, "e\u0073c":"\u00e9\n", "n":null, "num": 7 }`
 	tests := []struct {
 		key    string
@@ -135,6 +138,7 @@ func TestMember(t *testing.T) {
 }
 
 func TestStringMember(t *testing.T) {
+	t.Parallel()
 	const obj = `{"s":"plain","esc":"a\"b\\c\u00e9\ud83d\ude00\n","sp": "x" ,"utf8":"é<>&","empty":"","num":1,"null":null,"obj":{"s":"x"}}`
 	tests := []struct {
 		key    string
@@ -162,6 +166,7 @@ func TestStringMember(t *testing.T) {
 }
 
 func TestReplaceMember(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		obj        string
@@ -223,6 +228,7 @@ func TestReplaceMember(t *testing.T) {
 }
 
 func TestReplaceMemberMalformed(t *testing.T) {
+	t.Parallel()
 	for _, obj := range malformedObjects {
 		t.Run(obj, func(t *testing.T) {
 			got, err := ReplaceMember([]byte(obj), "zz", []byte("1"))
@@ -234,6 +240,7 @@ func TestReplaceMemberMalformed(t *testing.T) {
 }
 
 func TestElements(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		arr  string
@@ -275,6 +282,7 @@ func TestElements(t *testing.T) {
 }
 
 func TestElementsMalformed(t *testing.T) {
+	t.Parallel()
 	for _, arr := range []string{``, ` `, `{}`, `"[]"`, `1`, `[`, `[ `, `]`, `[1,]`, `[,1]`, `[1 2]`, `[1`, `[1,`, `["]`, `[[1]`, `[{]`} {
 		t.Run(arr, func(t *testing.T) {
 			elems, err := Elements([]byte(arr))
@@ -286,6 +294,7 @@ func TestElementsMalformed(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		raw    string
 		want   string
@@ -337,6 +346,7 @@ func TestString(t *testing.T) {
 }
 
 func TestAppendString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		s    string
@@ -505,6 +515,7 @@ func FuzzRaw(f *testing.F) {
 }
 
 func TestStringBytes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		raw, want string
 		ok, alias bool // alias: the result is a sub-slice of raw

@@ -15,6 +15,7 @@ import (
 // poller watches, which has room, is written on the caller's goroutine: no
 // queue, no goroutine handing it on.
 func TestWriteAtOnceToAPipeThatTakesIt(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestWriteAtOnceToAPipeThatTakesIt(t *testing.T) {
 // pipe did not take waits in the queue, and once the peer reads every line
 // arrives whole and in order, the one cut by the full pipe included.
 func TestWriteToAFullPipeWaitsInTheQueue(t *testing.T) {
+	t.Parallel()
 	watchdog(t, 10e9)
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -98,6 +100,7 @@ func (p *stuckPeer) SetWriteDeadline(time.Time) error { return nil }
 // returns at once (its line waits in the queue), and the lines go out in
 // order once the peer reads.
 func TestAWriteAtOnceHoldsUpNoOtherLane(t *testing.T) {
+	t.Parallel()
 	p := &stuckPeer{entered: make(chan struct{}), release: make(chan struct{})}
 	c := NewConn(strings.NewReader(""), p, Options{Queue: true})
 	first := make(chan error, 1)
@@ -148,6 +151,7 @@ func (p *scriptedPeer) SetWriteDeadline(time.Time) error { return nil }
 // writes are cut by the deadline (nothing at first, then part of a part),
 // every byte of the line reaches the peer once, in order.
 func TestAWriteAtOnceCutAnywhereLosesAndRepeatsNothing(t *testing.T) {
+	t.Parallel()
 	result := []byte(`{"text":"` + strings.Repeat("y", 1000) + `"}`)
 	parts := ResultParts(IntID(5), result)
 	want := string(AppendResult(nil, IntID(5), result))

@@ -25,6 +25,7 @@ var toValidUTF8Cases = []struct{ in, want string }{
 }
 
 func TestToValidUTF8(t *testing.T) {
+	t.Parallel()
 	for _, tc := range toValidUTF8Cases {
 		in := []byte(tc.in)
 		got := ToValidUTF8(in)
@@ -80,6 +81,7 @@ func FuzzToValidUTF8(f *testing.F) {
 // in a request's params or key, and in a batch element reaches Deliver (the
 // waiting call), Handle and Batch as U+FFFD.
 func TestInvalidUTF8IsReplacedBeforeTheHooks(t *testing.T) {
+	t.Parallel()
 	handled := make(chan *Message, 1)
 	batches := make(chan [][]byte, 1)
 	p := newFakePeer(t, Options{
@@ -121,6 +123,7 @@ func TestInvalidUTF8IsReplacedBeforeTheHooks(t *testing.T) {
 // dispatched as read: the message's fields and a batch's elements are
 // sub-slices of it. A line with invalid UTF-8 is rewritten into a copy.
 func TestValidLinesAreNotCopied(t *testing.T) {
+	t.Parallel()
 	var got *Message
 	var elems [][]byte
 	c := NewConn(nil, io.Discard, Options{

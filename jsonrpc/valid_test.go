@@ -27,6 +27,7 @@ var validCases = []string{
 }
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, c := range validCases {
 		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
 			t.Errorf("Valid(%q) = %v, encoding/json says %v", c, got, want)
@@ -35,6 +36,7 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func TestValidNestingLimit(t *testing.T) {
+	t.Parallel()
 	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
 		for _, open := range []string{"[", `{"a":`} {
 			closer := map[string]string{"[": "]", `{"a":`: "}"}[open]
@@ -49,6 +51,7 @@ func TestValidNestingLimit(t *testing.T) {
 }
 
 func TestValidDeepInputDoesNotRecurse(t *testing.T) {
+	t.Parallel()
 	// A megabyte of brackets: refused (too deep) without a deep stack.
 	line := bytes.Repeat([]byte("["), 1<<20)
 	if Valid(line) {
@@ -84,6 +87,7 @@ func hasNonASCII(b []byte) bool {
 // in a string (key or value, before or after an escape), and only then, so
 // that only such lines are checked for UTF-8.
 func TestScanFlagsNonASCII(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		line     string
 		nonASCII bool
@@ -123,6 +127,7 @@ func BenchmarkValid(b *testing.B) {
 // line, so a message costs its own allocation and its method name's,
 // however long its arguments.
 func TestParseAllocatesOnlyTheMessageAndItsMethod(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun counts the whole process's allocations.
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a:echo","arguments":{"text":"` + strings.Repeat("x", 4096) + `"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
@@ -147,6 +152,7 @@ func TestParseAllocatesOnlyTheMessageAndItsMethod(t *testing.T) {
 // a string of several words, so that a quote, a backslash or a control
 // character anywhere is caught.
 func TestValidStringBytesAtEveryOffset(t *testing.T) {
+	t.Parallel()
 	for c := 0; c < 256; c++ {
 		for at := 0; at < 20; at++ {
 			s := []byte(`"` + strings.Repeat("a", 20) + `"`)
@@ -163,6 +169,7 @@ func TestValidStringBytesAtEveryOffset(t *testing.T) {
 // nested deeper is refused as invalid, not as "not JSON", with its id, so
 // that it can be answered under it.
 func TestParseNestingLimitCountsTheLine(t *testing.T) {
+	t.Parallel()
 	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1, 2 * maxDepth} {
 		// The line's object, params, then depth-2 arrays around a 1.
 		line := []byte(`{"jsonrpc":"2.0","id":3,"method":"m","params":{"a":` +

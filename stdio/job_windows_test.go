@@ -58,6 +58,7 @@ type extendedLimitInformation struct {
 }
 
 func TestExtendedLimitInfoLayout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ ptrSize, size int }{{8, 144}, {4, 112}} {
 		info := extendedLimitInfo(jobObjectLimitKillOnJobClose, tc.ptrSize)
 		want := make([]byte, tc.size)

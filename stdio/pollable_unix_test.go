@@ -15,6 +15,7 @@ import (
 // the pipe's file open), leaves a file the poller watches already as it is,
 // and a regular file too.
 func TestPollable(t *testing.T) {
+	t.Parallel()
 	var fds [2]int
 	if err := syscall.Pipe(fds[:]); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ func init() {
 // is armed is started again, and its reader and writer go on with the new
 // run as if nothing happened; once disarmed, its end is the end.
 func TestRestartableRunsAgainWhileArmed(t *testing.T) {
+	t.Parallel()
 	first := start(t, helperSpec("oneline"))
 	r := NewRestartable(first, func() (Started, error) { return Start(helperSpec("echo")) })
 	restarted := make(chan struct{})
@@ -53,6 +54,7 @@ func TestRestartableRunsAgainWhileArmed(t *testing.T) {
 // TestRestartableEndsWhenNotArmed: without Arm, the end of the process is
 // the end: no second run.
 func TestRestartableEndsWhenNotArmed(t *testing.T) {
+	t.Parallel()
 	first := start(t, helperSpec("oneline"))
 	r := NewRestartable(first, func() (Started, error) {
 		t.Error("started again without being armed")

@@ -46,6 +46,7 @@ func relay(parts ...any) (writes, tail []string) {
 }
 
 func TestStderrLongLinesCut(t *testing.T) {
+	t.Parallel()
 	x := func(n int) string { return strings.Repeat("x", n) }
 	cut := func(n int) string { return fmt.Sprintf(" [cut: %d bytes in all]", n) }
 	e := "é" // two bytes
@@ -93,6 +94,7 @@ func TestStderrLongLinesCut(t *testing.T) {
 // A line of many MiB without a newline costs a few KiB: the relay never
 // holds it. Not parallel: it measures the allocations of the whole program.
 func TestStderrHugeLineNotHeld(t *testing.T) {
+	// Not parallel: it reads the whole process's memory statistics.
 	const size = 64 << 20
 	huge := &repeatReader{pattern: "0123456789", n: size}
 	var before, after runtime.MemStats

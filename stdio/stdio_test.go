@@ -511,6 +511,7 @@ func TestStopConcurrent(t *testing.T) {
 // After Stop, and after an exit on its own, none of the package's goroutines
 // is left. Not parallel: it counts goroutines.
 func TestNoGoroutineLeft(t *testing.T) {
+	// Not parallel: it counts the whole process's goroutines.
 	warm, err := Start(helperSpec("exit0")) // starts the spawner, if any
 	if err != nil {
 		t.Fatal(err)
