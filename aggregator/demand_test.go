@@ -173,6 +173,7 @@ func TestTheFirstListOfAClientThatListsOnceWaits(t *testing.T) {
 // then routed: by name (tools/call, prompts/get, completion/complete of a
 // prompt) or by URI (resources/read, resources/subscribe).
 func TestEveryRoutedRequestWaitsForItsServer(t *testing.T) {
+	t.Parallel()
 	for _, req := range []string{
 		`"method":"tools/call","params":{"name":"slow:x"}`,
 		`"method":"prompts/get","params":{"name":"slow:p"}`,
