@@ -189,18 +189,21 @@ type Aggregator struct {
 	listens  listenSet          // a modern client's subscriptions/listen streams
 	parked   idTable[*exchange] // calls answered input_required, by their requestState
 
-	reg         atomic.Pointer[registry]
-	regMu       sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
-	pinned      pinnedNames     // names a reload keeps (registry.go)
-	naming      naming.Scheme   // how names are formed for this client
-	clientName  string          // the client's clientInfo.name
-	warned      map[string]bool // name collisions already reported
-	ready       atomic.Bool     // every child has started or failed
-	allDemanded atomic.Bool     // a request needed every child: each was started (startup.go)
-	readyOnce   sync.Once       // reports the names once every child is ready
-	waits       startWaits      // how long the client waits for children still starting (startup.go)
-	listedSoon  atomic.Bool     // a list was answered before every child was ready
-	host        *childHost      // what the children get of the session
+	reg    atomic.Pointer[registry]
+	regMu  sync.Mutex    // serialises rebuilds; protects naming, clientName, warned and pinned
+	pinned pinnedNames   // names a reload keeps (registry.go)
+	naming naming.Scheme // how names are formed for this client
+	// clientNaming is naming, for readers that must not wait for regMu
+	// (startup.go's ownersOf, on the client's reader).
+	clientNaming atomic.Pointer[naming.Scheme]
+	clientName   string          // the client's clientInfo.name
+	warned       map[string]bool // name collisions already reported
+	ready        atomic.Bool     // every child has started or failed
+	allDemanded  atomic.Bool     // a request needed every child: each was started (startup.go)
+	readyOnce    sync.Once       // reports the names once every child is ready
+	waits        startWaits      // how long the client waits for children still starting (startup.go)
+	listedSoon   atomic.Bool     // a list was answered before every child was ready
+	host         *childHost      // what the children get of the session
 
 	life *lifetime // the session's context, its goroutines, its shutdown
 
@@ -259,6 +262,8 @@ func New(opts Options) *Aggregator {
 	for _, s := range opts.Servers {
 		children = append(children, newChild(a.host, s))
 	}
+	initial := a.naming
+	a.clientNaming.Store(&initial)
 	a.servers.Store(&children)
 	a.compound.Store(&opts.Compound)
 	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})

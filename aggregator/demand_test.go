@@ -18,6 +18,13 @@ import (
 // keys of the servers started so far, in order.
 func demandServers(t *testing.T, opts Options) (*harness, chan struct{}, func() []string) {
 	t.Helper()
+	return demandKeys(t, opts, "fast", "slow", "broken")
+}
+
+// demandKeys is demandServers over servers of the keys given: "slow" and
+// "broken" as there, any other as "fast".
+func demandKeys(t *testing.T, opts Options, keys ...string) (*harness, chan struct{}, func() []string) {
+	t.Helper()
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var started []string
@@ -54,7 +61,7 @@ func demandServers(t *testing.T, opts Options) (*harness, chan struct{}, func() 
 			}
 		}), nil
 	}
-	h := serveOptions(t, opts, "fast", "slow", "broken")
+	h := serveOptions(t, opts, keys...)
 	t.Cleanup(func() {
 		select {
 		case <-release:
@@ -192,5 +199,24 @@ func TestEveryRoutedRequestWaitsForItsServer(t *testing.T) {
 		if got := h.read(); !strings.Contains(got, `"id":2,"result"`) || !strings.Contains(got, `"done"`) {
 			t.Errorf("%s, once its server is up: %s", req, got)
 		}
+	}
+}
+
+
+// A call of a server whose key begins another's ("s" and "slow", as "git"
+// and "github") starts its own server alone and waits for nobody else; an
+// error names its own server, not the other.
+func TestAKeyThatBeginsAnotherIsItsOwn(t *testing.T) {
+	t.Parallel()
+	h, _, started := demandKeys(t, Options{}, "slow", "s", "broken", "b")
+	h.exchange(initAs("mcp"))
+	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"s:x"}}`); !strings.Contains(got, `"done"`) {
+		t.Fatalf("s:x while slow is still starting: %s", got)
+	}
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"b:nosuch"}}`); !strings.Contains(got, `"Tool not found: b:nosuch"`) {
+		t.Errorf("a tool b does not have: %s", got)
+	}
+	if got := started(); !slices.Equal(got, []string{"s", "b"}) {
+		t.Errorf("servers started: %q, want s, then b", got)
 	}
 }

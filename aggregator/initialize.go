@@ -40,6 +40,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 func (a *Aggregator) setNaming(clientName string, n naming.Scheme) {
 	a.regMu.Lock()
 	a.naming, a.clientName = n, clientName
+	a.clientNaming.Store(&n)
 	a.regMu.Unlock()
 	a.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.Sep, n.Strict)
 	if n.Strict && !naming.Conforms("k"+n.Sep+"t") {

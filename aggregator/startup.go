@@ -166,20 +166,33 @@ func (a *Aggregator) awaitChildren(ctx context.Context, cs []*child) bool {
 }
 
 // ownersOf are the configured servers a prefixed name may belong to, as
-// names are formed for the client: those whose key and the separator begin
-// it, or, for a name shortened to fit the client (its key cut), whose key
-// begins with what stands before the separator.
+// names are formed for the client (a.clientNaming: the registry's is the
+// client's only once a server is up): the server whose key and the
+// separator begin it (the longest such key); and, only for a name that
+// may have been shortened to fit the client (its key cut), after that one,
+// those whose key begins with what stands before the separator.
 func (a *Aggregator) ownersOf(name string) []*child {
-	a.regMu.Lock()
-	n := a.naming // the client's, before any server is up to rebuild the registry
-	a.regMu.Unlock()
+	n := a.clientNaming.Load()
+	var exact *child
+	var cut []*child
 	head, _, prefixed := strings.Cut(name, n.Sep)
-	var owners []*child
 	for _, c := range a.children() {
 		key := n.ServedKey(c.key)
-		if strings.HasPrefix(name, key+n.Sep) || prefixed && head != "" && strings.HasPrefix(key, head) {
-			owners = append(owners, c)
+		switch {
+		case strings.HasPrefix(name, key+n.Sep):
+			if exact == nil || len(key) > len(n.ServedKey(exact.key)) {
+				exact = c
+			}
+		case prefixed && head != "" && strings.HasPrefix(key, head):
+			cut = append(cut, c)
 		}
+	}
+	var owners []*child
+	if exact != nil {
+		owners = append(owners, exact)
+	}
+	if n.MayBeShortened(name) {
+		owners = append(owners, cut...)
 	}
 	return owners
 }

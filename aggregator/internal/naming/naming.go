@@ -145,6 +145,20 @@ func (n Scheme) form(e Entry) Assigned {
 	return a
 }
 
+// MayBeShortened reports whether name may be one n shortened to fit the
+// client's room (its key cut, "_" and hashLen hex digits at its end).
+func (n Scheme) MayBeShortened(name string) bool {
+	if n.Limit() == 0 || len(name) < hashLen+1 || name[len(name)-hashLen-1] != '_' {
+		return false
+	}
+	for _, r := range name[len(name)-hashLen:] {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
 // ServedKey is a server's key as it stands before the separator in the
 // names n forms (before any shortening): in strict form for a strict
 // scheme.
