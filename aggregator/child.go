@@ -122,10 +122,12 @@ func (c *child) spawn() {
 		select {
 		case <-c.after:
 		case <-c.host.life.ctx.Done():
-			close(c.gone)
-			c.drop(errShuttingDown)
-			return
 		}
+	}
+	if c.host.life.ctx.Err() != nil { // the session is ending: nothing more starts
+		close(c.gone)
+		c.drop(errShuttingDown)
+		return
 	}
 	c.mu.Lock()
 	c.startedAt = time.Now()

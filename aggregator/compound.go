@@ -60,7 +60,11 @@ func (a *Aggregator) compoundOwners(c *call, name string) ([]*child, bool) {
 		return slices.ContainsFunc((*cs)[i].Subtools, func(st config.Subtool) bool { return st.Server == key })
 	}
 	args, _ := jsonrpc.Member(c.params, "arguments")
-	if named, _ := jsonrpc.StringMember(args, "server"); bundles(named) {
+	named, _ := jsonrpc.StringMember(args, "server")
+	if named != "" && !bundles(named) {
+		return nil, true // refused at once, when routed: no server needed
+	}
+	if bundles(named) {
 		for _, ch := range a.children() {
 			if ch.key == named {
 				return []*child{ch}, true

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"errors"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -219,4 +220,30 @@ func TestAKeyThatBeginsAnotherIsItsOwn(t *testing.T) {
 	if got := started(); !slices.Equal(got, []string{"s", "b"}) {
 		t.Errorf("servers started: %q, want s, then b", got)
 	}
+}
+
+// A server a reload adds once every server was started is started by the
+// reload; a call of it meanwhile waits for it, and is not "not found".
+func TestACallWaitsForAServerAReloadStarts(t *testing.T) {
+	t.Parallel()
+	h, release, _ := demandKeys(t, Options{}, "fast")
+	h.exchange(initAs("mcp"))
+	h.startServers()
+	reloaded := make(chan struct{})
+	go func() {
+		defer close(reloaded)
+		h.a.Reload([]config.Server{{Key: "fast", Command: "fake"}, {Key: "slow", Command: "fake"}})
+	}()
+	for !slices.ContainsFunc(h.a.children(), func(c *child) bool { return c.key == "slow" && c.launched.Load() }) {
+		runtime.Gosched() // the reload publishes and starts it: polled, nothing says when
+	}
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow:x"}}`)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Fatalf("while the call waits for the server the reload starts, a ping got %s", got)
+	}
+	close(release)
+	if got := readUntil(t, h, `"id":2`); !strings.Contains(got, `"done"`) {
+		t.Errorf("the call of the server the reload started: %s", got)
+	}
+	<-reloaded
 }

@@ -52,6 +52,15 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	a.pinNames()
 	before := a.reg.Load()
 	touched := retiredLists(retired)
+	if a.serving { // lanes before they are published: a request may start one at once
+		for _, c := range added {
+			c.up = a.client.conn.NewLane()
+		}
+	}
+	starting := a.allDemanded.Load() && len(added) > 0
+	if starting { // calls of the added servers wait for them (startup.go), not "not found"
+		a.ready.Store(false)
+	}
 	a.servers.Store(&next)
 
 	var wg sync.WaitGroup
@@ -79,6 +88,9 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 			a.log.Debugf("config reloaded: server %q started", c.key)
 		}
 		touched = touched.or(c.capabilities())
+	}
+	if starting {
+		a.ready.Store(true)
 	}
 	a.rebuild()
 	a.announceReload(before, touched)
@@ -155,13 +167,7 @@ func changeOf(was, now config.Server) string {
 // once its old one has stopped (child.after). It returns the children it
 // started: Reload announces their lists, once for all.
 func (a *Aggregator) startAdded(added []*child) []*child {
-	if !a.serving {
-		return nil
-	}
-	for _, c := range added {
-		c.up = a.client.conn.NewLane()
-	}
-	if !a.allDemanded.Load() {
+	if !a.serving || !a.allDemanded.Load() {
 		return nil
 	}
 	for _, c := range added {
