@@ -214,6 +214,10 @@ type clientEra interface {
 	relayRequest(c *child, m *jsonrpc.Message)
 	// listChanged tells the client that a list changed.
 	listChanged(a *Aggregator, method string)
+	// hears reports whether the client would hear now that a list
+	// changed: a legacy client always; a modern one on an open
+	// subscriptions/listen stream that asked for it.
+	hears(a *Aggregator, method string) bool
 	// notification handles a server's notification that the era does
 	// not pass as it is (sends it elsewhere, or drops it), and reports
 	// whether it did; the rest go to the client as they are.
@@ -239,6 +243,7 @@ func (legacyClient) relayRequest(c *child, m *jsonrpc.Message) { c.requestClient
 func (legacyClient) listChanged(a *Aggregator, method string) {
 	a.client.conn.Notify(method, nil)
 }
+func (legacyClient) hears(*Aggregator, string) bool             { return true }
 func (legacyClient) notification(*child, *jsonrpc.Message) bool { return false }
 func (legacyClient) serverVersion(c *child, version string) {
 	if s := c.host.client.state(); s.version != version && s.received {
@@ -253,6 +258,7 @@ func (modernClient) relayRequest(c *child, m *jsonrpc.Message) { c.inputRequest(
 func (modernClient) listChanged(a *Aggregator, method string) {
 	a.listens.listChanged(a.client.conn, method)
 }
+func (modernClient) hears(a *Aggregator, method string) bool { return a.listens.wants(method) }
 
 // notification: a resource's update goes on the subscriptions/listen
 // streams that want it, a legacy server's log messages only while a call

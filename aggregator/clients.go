@@ -41,6 +41,12 @@ func (o Options) namingFor(clientName string) naming.Scheme {
 // timeout.
 func (o Options) listWait(clientName string) time.Duration {
 	refetches, budget := naming.Startup(clientName)
+	return o.listWaitFor(refetches, budget)
+}
+
+// listWaitFor is listWait for a client that fetches the lists again, or
+// not, with its budget.
+func (o Options) listWaitFor(refetches bool, budget time.Duration) time.Duration {
 	switch {
 	case refetches:
 		return o.FastListWait

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -203,7 +204,6 @@ func TestEveryRoutedRequestWaitsForItsServer(t *testing.T) {
 	}
 }
 
-
 // A call of a server whose key begins another's ("s" and "slow", as "git"
 // and "github") starts its own server alone and waits for nobody else; an
 // error names its own server, not the other.
@@ -246,4 +246,21 @@ func TestACallWaitsForAServerAReloadStarts(t *testing.T) {
 		t.Errorf("the call of the server the reload started: %s", got)
 	}
 	<-reloaded
+}
+
+// A 2026-07-28 client known to fetch lists again hears of a change only on
+// an open subscriptions/listen stream: without one, its first list waits as
+// for a client that lists once; a legacy one gets the fast answer.
+func TestAModernClientWithoutAStreamIsServedAsOneThatListsOnce(t *testing.T) {
+	t.Parallel()
+	legacy, _, _ := demandServers(t, Options{})
+	legacy.exchange(initAs("claude-code"))
+	if got := legacy.a.firstListWait(); got != DefaultFastListWait {
+		t.Errorf("a legacy claude-code: its first list waits %v, want %v", got, DefaultFastListWait)
+	}
+	modern, _, _ := demandServers(t, Options{})
+	modern.exchange(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"1"}}}}`)
+	if got, want := modern.a.firstListWait(), 24*time.Second; got != want {
+		t.Errorf("a modern claude-code without a stream: its first list waits %v, want %v (inside its 30 s)", got, want)
+	}
 }

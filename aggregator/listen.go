@@ -283,6 +283,13 @@ type childURI struct {
 
 // listChanged sends a list_changed notification on every stream that asked
 // for it.
+// wants reports whether an open stream asks for the list_changed method.
+func (s *listenSet) wants(method string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.open, func(l *listen) bool { return !l.c.isCancelled() && l.changes[method] })
+}
+
 func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

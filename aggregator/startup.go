@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -77,14 +78,11 @@ func (a *Aggregator) demandAll() {
 		return
 	}
 	a.waits.once.Do(func() {
-		a.regMu.Lock()
-		client := a.clientName
-		a.regMu.Unlock()
 		var done <-chan struct{}
 		if a.opts.listDeadline != nil {
-			done = a.opts.listDeadline(a, client)
+			done = a.opts.listDeadline(a, a.clientLabel())
 		} else {
-			done = a.closeAfter(a.opts.listWait(client))
+			done = a.closeAfter(a.firstListWait())
 		}
 		a.waits.mu.Lock()
 		a.waits.lists = done
@@ -93,6 +91,24 @@ func (a *Aggregator) demandAll() {
 		a.life.goServe(a.awaitAllReady)
 	})
 	a.demand(a.children())
+}
+
+// firstListWait is how long the client's first lists wait for servers
+// still starting (Options.listWait): a client known to fetch lists again
+// hears of a change only if its era lets it now (a 2026-07-28 client: on
+// an open subscriptions/listen stream that asked for it); else it is
+// served as one that lists once.
+func (a *Aggregator) firstListWait() time.Duration {
+	refetches, budget := naming.Startup(a.clientLabel())
+	refetches = refetches && a.client.era().hears(a, "notifications/tools/list_changed")
+	return a.opts.listWaitFor(refetches, budget)
+}
+
+// clientLabel is the client's clientInfo.name.
+func (a *Aggregator) clientLabel() string {
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	return a.clientName
 }
 
 // closeAfter returns a channel closed after d, or at shutdown.
