@@ -54,9 +54,11 @@ func TestCapabilitiesBothWays(t *testing.T) {
 	if !strings.Contains(answer, `"instructions":"## k\n\nAsk k."`) {
 		t.Errorf("initialize answer %s: not the instructions the server gave when it last started", answer)
 	}
-	want := `"capabilities":{"tools":{"listChanged":true},"experimental":{"x":{}},"extensions":{"io.modelcontextprotocol/ui":{}},"newThing":{"on":true}}`
-	if !strings.Contains(answer, want) {
-		t.Errorf("initialize answer %s\nwant it to contain %s", answer, want)
+	for _, want := range []string{`"experimental":{"x":{}}`, `"extensions":{"io.modelcontextprotocol/ui":{}}`, `"newThing":{"on":true}`,
+		`"prompts":{"listChanged":true}`} { // and what it may offer now
+		if !strings.Contains(answer, want) {
+			t.Errorf("initialize answer %s\nwant it to contain %s", answer, want)
+		}
 	}
 }
 

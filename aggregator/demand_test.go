@@ -264,3 +264,16 @@ func TestAModernClientWithoutAStreamIsServedAsOneThatListsOnce(t *testing.T) {
 		t.Errorf("a modern claude-code without a stream: its first list waits %v, want %v (inside its 30 s)", got, want)
 	}
 }
+
+// server/discover's caching hint, while a server has not opened its
+// session, is stale at once and private, whatever the servers up say: what
+// it offers for that server is a guess.
+func TestDiscoverIsNotCachedWhileAServerIsUnknown(t *testing.T) {
+	t.Parallel()
+	h, _ := serveEras(t, Options{ProbeTimeout: time.Minute, listDeadline: once(modernKind, "")}, modernKind, silentKind)
+	h.exchange(modernLine("1", "tools/list", "")) // starts both; answered once modern is up
+	got := h.exchange(modernLine("2", "server/discover", ""))
+	if !strings.Contains(got, `"ttlMs":0,"cacheScope":"private"`) {
+		t.Errorf("server/discover while silent is still probed: %s, want ttlMs 0, private", got)
+	}
+}

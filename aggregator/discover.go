@@ -59,12 +59,17 @@ func (a *Aggregator) serveDiscover(_ context.Context, c *call) []byte {
 }
 
 // discoverHint merges the hints of the children's discover results (a
-// legacy child's: stale at once).
+// legacy child's: stale at once). A child not started yet, offered as it
+// declared when it last started or as any server may (childOffers), makes
+// the answer stale at once and private: it is a guess, not to be kept.
 func (a *Aggregator) discoverHint() eras.Hint {
 	var hs []eras.Hint
 	for _, c := range a.children() {
-		if c.initialized() {
+		switch {
+		case c.initialized():
 			hs = append(hs, c.hint(func(h *childHints) eras.Hint { return h.discover }))
+		case !c.dropped():
+			hs = append(hs, eras.Hint{})
 		}
 	}
 	return eras.MergeHints(hs, time.Now())

@@ -105,9 +105,9 @@ func (a *Aggregator) initializeResult(version string) []byte {
 }
 
 // childOffers are the capabilities of the children whose session is open;
-// for the others, what they declared when they last started (Memory), or
-// else capabilities.Pending; and their instructions joined under their
-// keys.
+// for the others, capabilities.Pending with what they declared when they
+// last started (Memory), if it is remembered; and their instructions
+// joined under their keys.
 func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 	var caps []capabilities.Server
 	var instructions []string
@@ -118,9 +118,13 @@ func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 			continue
 		}
 		if s.version == "" {
+			// Not started: what any server may offer, so that nothing it
+			// offers now is hidden for the session (what it declared when
+			// it last started may be stale: an upgrade adds prompts), and
+			// what it declared then (its extensions, its instructions).
+			pending = true
 			recalled, ok := c.recalled()
 			if !ok {
-				pending = true
 				continue
 			}
 			s.caps = capabilities.ParseServer(recalled)

@@ -208,55 +208,43 @@ func parseAdvertisedInit(t *testing.T, raw json.RawMessage) advertisedInit {
 	return r
 }
 
-// The initialize answer carries what the servers declared when they last
-// started (remembered in the cache directory): the first session's
-// offers what any server may have, and starts none; a later one's is
-// what the servers offer, still starting none.
+// The initialize answer starts no server and hides nothing a server may
+// offer: before the servers ever started, what any server may have; in a
+// later session (what they declared remembered in the cache directory),
+// that and what they declared, still starting none.
 func TestInitializeAdvertisesWhatTheChildrenOffer(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		servers []server
-		caps    []string // capability names advertised
-		sub     bool     // resources.subscribe
+		caps    []string // capability names the servers declare
 	}{
 		{"all", []server{ts("alpha"), ts("beta", "-caps", "subscribe,prompts,logging,completions")},
-			[]string{"completions", "logging", "prompts", "resources", "tools"}, true},
-		{"resources", []server{ts("alpha"), ts("beta", "-caps", "resources")},
-			[]string{"resources", "tools"}, false},
-		{"tools only", []server{ts("alpha"), ts("beta")}, []string{"tools"}, false},
+			[]string{"completions", "logging", "prompts", "resources", "tools"}},
+		{"resources", []server{ts("alpha"), ts("beta", "-caps", "resources")}, []string{"resources", "tools"}},
+		{"tools only", []server{ts("alpha"), ts("beta")}, []string{"tools"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache, cfg := t.TempDir(), writeConfig(t, tc.servers...)
-			first := startCached(t, cache, "--config", cfg)
-			r := parseAdvertisedInit(t, first.initialize("2025-11-25", "{}"))
-			for _, name := range []string{"tools", "prompts", "resources", "logging", "completions", "tasks"} {
-				if _, ok := r.Capabilities[name]; !ok {
-					t.Errorf("the first session's capabilities %v: no %s for the servers not started yet", r.Capabilities, name)
+			check := func(session int, s *session) {
+				r := parseAdvertisedInit(t, s.initialize("2025-11-25", "{}"))
+				for _, name := range append([]string{"tools", "prompts", "resources", "logging", "completions", "tasks"}, tc.caps...) {
+					if _, ok := r.Capabilities[name]; !ok {
+						t.Errorf("session %d: capabilities %v: no %s", session, r.Capabilities, name)
+					}
+				}
+				var tools struct{ ListChanged bool }
+				if json.Unmarshal(r.Capabilities["tools"], &tools); !tools.ListChanged {
+					t.Errorf("tools capability %s, want listChanged true", r.Capabilities["tools"])
+				}
+				if r.Instructions != nil {
+					t.Errorf("instructions %q, but no child has any", *r.Instructions)
 				}
 			}
+			first := startCached(t, cache, "--config", cfg)
+			check(1, first)
 			first.startServers()
 			first.closeAndWait()
-
-			r = parseAdvertisedInit(t, startCached(t, cache, "--config", cfg).initialize("2025-11-25", "{}"))
-			var names []string
-			for name := range r.Capabilities {
-				names = append(names, name)
-			}
-			slices.Sort(names)
-			if !slices.Equal(names, tc.caps) {
-				t.Errorf("capabilities %v, want %v", names, tc.caps)
-			}
-			var tools struct{ ListChanged bool }
-			if json.Unmarshal(r.Capabilities["tools"], &tools); !tools.ListChanged {
-				t.Errorf("tools capability %s, want listChanged true", r.Capabilities["tools"])
-			}
-			var res struct{ Subscribe bool }
-			if json.Unmarshal(r.Capabilities["resources"], &res); res.Subscribe != tc.sub {
-				t.Errorf("resources capability %s, want subscribe %v", r.Capabilities["resources"], tc.sub)
-			}
-			if r.Instructions != nil {
-				t.Errorf("instructions %q, but no child has any", *r.Instructions)
-			}
+			check(2, startCached(t, cache, "--config", cfg))
 		})
 	}
 }
