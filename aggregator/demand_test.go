@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"slices"
@@ -275,5 +276,46 @@ func TestDiscoverIsNotCachedWhileAServerIsUnknown(t *testing.T) {
 	got := h.exchange(modernLine("2", "server/discover", ""))
 	if !strings.Contains(got, `"ttlMs":0,"cacheScope":"private"`) {
 		t.Errorf("server/discover while silent is still probed: %s, want ttlMs 0, private", got)
+	}
+}
+
+// What the initialize answer offered before a server started, and the
+// server turned out not to have (resources/subscribe, completion/complete),
+// is answered here, and never reaches the server.
+func TestWhatAServerDidNotDeclareNeverReachesIt(t *testing.T) {
+	t.Parallel()
+	reached := make(chan string, 4)
+	h := serveOptions(t, Options{Start: func(config.Server) (Process, error) {
+		return startFake(func(method string, _ []byte) string {
+			switch method {
+			case "initialize":
+				return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"r","version":"1"}}`
+			case "tools/list":
+				return `{"tools":[]}`
+			case "resources/list":
+				return `{"resources":[{"uri":"file:///a","name":"a"}]}`
+			case "resources/templates/list":
+				return `{"resourceTemplates":[]}`
+			}
+			reached <- method
+			return `{}`
+		}), nil
+	}}, "r")
+	if init := h.exchange(initAs("mcp")); !strings.Contains(init, `"subscribe":true`) || !strings.Contains(init, `"completions":{}`) {
+		t.Fatalf("initialize answer %s: want subscriptions and completions offered before the server starts", init)
+	}
+	for i, req := range []string{
+		`"method":"resources/subscribe","params":{"uri":"file:///a"}`,
+		`"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"file:///a"},"argument":{"name":"x","value":""}}`,
+	} {
+		got := h.exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s}`, 2+i, req))
+		if !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, `server \"r\" does not offer`) {
+			t.Errorf("%s: %s, want -32601 naming the server", req, got)
+		}
+	}
+	select {
+	case m := <-reached:
+		t.Errorf("the server got %s, which it never declared", m)
+	default:
 	}
 }

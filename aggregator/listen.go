@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -333,6 +334,11 @@ func (s *listenSet) updatedByURI(up notifier, c *child, params []byte) {
 // answered here.
 func (a *Aggregator) routeSubscribe(ctx context.Context, c *call) (target, []byte) {
 	t, bad := a.routeByURI(ctx, c)
+	if t.child != nil && !t.child.capabilities().Subscribe {
+		// Offered before the server started (capabilities.Pending): it
+		// never hears of what it did not declare.
+		return target{}, errorLine(c.id, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: server %q does not offer %s", t.child.key, c.method))
+	}
 	if t.child == nil || t.child.era().hasSubscribe() {
 		return t, bad
 	}

@@ -135,6 +135,17 @@ func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
 // prompt name (the child gets its own name in the ref), ref/resource by the
 // child owning the template.
 func (a *Aggregator) routeCompletion(ctx context.Context, c *call) (target, []byte) {
+	t, bad := a.completionTarget(ctx, c)
+	if t.child != nil && !t.child.capabilities().Completions {
+		// Offered before the server started (capabilities.Pending): it
+		// never hears of what it did not declare.
+		return target{}, errorLine(c.id, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: server %q does not offer completion/complete", t.child.key))
+	}
+	return t, bad
+}
+
+// completionTarget is routeCompletion's target, or its error.
+func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []byte) {
 	ref := c.p.ref
 	if ref == nil || c.p.refs > 1 {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: completion/complete needs one params.ref")
