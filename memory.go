@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -16,13 +17,15 @@ import (
 // fileMemory is the aggregator's Memory on disk: what each server declared
 // when it last started (its capabilities and instructions), one small file
 // a server in the user's cache directory, named by a hash of what starts
-// it (command, args, env, cwd), so that no value of the config is written in a
-// name, and a changed entry is a new server. Files are the user's alone
-// (0600). It is a cache: what cannot be read is not remembered, what
-// cannot be written is said once with --debug, and nothing fails.
+// it (command, args, the names of its env, cwd), so that no value of the
+// config is written in a name, and a changed entry is a new server. Files are the user's alone
+// (0600), and recalled only while others cannot write them. It is a
+// cache: what cannot be read is not remembered, what cannot be written is
+// said with --debug, and nothing fails.
 type fileMemory struct {
-	dir string
-	log *aggregator.Logger
+	dir      string
+	log      *aggregator.Logger
+	warnOnce sync.Once
 }
 
 // newFileMemory returns the memory in the user's cache directory
@@ -39,14 +42,25 @@ func newFileMemory(log *aggregator.Logger) aggregator.Memory {
 
 // path is the file of s: a hash of what starts it.
 func (m *fileMemory) path(s config.Server) string {
-	id, _ := json.Marshal([]any{s.Command, s.Args, s.Env, s.Dir})
+	names := make([]string, len(s.Env))
+	for i, e := range s.Env {
+		names[i] = e.Name // not its value: no secret goes into a hash that could be guessed at
+	}
+	id, _ := json.Marshal([]any{s.Command, s.Args, names, s.Dir})
 	sum := sha256.Sum256(id)
 	return filepath.Join(m.dir, hex.EncodeToString(sum[:16])+".json")
 }
 
-// Recall reads what s declared when it last started.
+// Recall reads what s declared when it last started, unless others than
+// the user can write the file or a directory above it (what it holds goes
+// to the model: instructions no other user may plant).
 func (m *fileMemory) Recall(s config.Server) ([]byte, bool) {
-	b, err := os.ReadFile(m.path(s))
+	path := m.path(s)
+	if err := config.CheckOwnerOnly(path); err != nil {
+		m.warnOnce.Do(func() { m.log.Debugf("servers' capabilities are not recalled: %v", err) })
+		return nil, false
+	}
+	b, err := os.ReadFile(path)
 	if err != nil || !json.Valid(b) {
 		return nil, false
 	}
