@@ -129,7 +129,8 @@ type serverEra interface {
 	// the era has none.
 	listHint(result []byte) (h eras.Hint, ok bool)
 	// opened runs once the server's session is open, before its lists are
-	// fetched, so that no change in between is missed.
+	// fetched, so that no change in between is missed: a modern server is
+	// listened to; a legacy one gets the log level the client set before.
 	opened(c *child)
 	// rootsChanged passes the client's notifications/roots/list_changed
 	// on, where the era has it.
@@ -170,7 +171,7 @@ type legacyServer struct{}
 
 func (legacyServer) ownRequest(params []byte, _ func() []byte) []byte { return params }
 func (legacyServer) listHint([]byte) (eras.Hint, bool)                { return eras.Hint{}, false }
-func (legacyServer) opened(*child)                                    {}
+func (legacyServer) opened(c *child)                                  { c.catchUpLevel() }
 func (legacyServer) rootsChanged(c *child, params []byte) {
 	c.conn.Notify("notifications/roots/list_changed", params)
 }

@@ -78,7 +78,7 @@ type child struct {
 	instructions string
 	lists        childLists
 	hints        childHints
-	logLevel     string // the level last set at it for a modern client's request
+	logLevel     string // the level last set at it (child_modern.go's setLevel)
 }
 
 func newChild(host *childHost, s config.Server) *child {

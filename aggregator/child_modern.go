@@ -24,6 +24,21 @@ func (c *child) notifyClient(m *jsonrpc.Message) {
 // first), unless it is set to that level already.
 func (c *child) logLevelFor(level string) {
 	c.logging.Add(1)
+	c.setLevel(level)
+}
+
+// catchUpLevel sets a legacy child that opens its session after the
+// client's logging/setLevel (which went to the servers up then) to that
+// level, as a direct connection would have.
+func (c *child) catchUpLevel() {
+	if level := c.host.client.state().logLevel; level != "" {
+		c.setLevel(level)
+	}
+}
+
+// setLevel sets a legacy child that has logging to level, unless it is set
+// to it already.
+func (c *child) setLevel(level string) {
 	c.mu.Lock()
 	defer c.mu.Unlock() // Go under the lock: levels go out in the order they are set; it never blocks
 	if c.caps.Logging && c.logLevel != level {

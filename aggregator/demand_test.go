@@ -319,3 +319,45 @@ func TestWhatAServerDidNotDeclareNeverReachesIt(t *testing.T) {
 	default:
 	}
 }
+
+// A server that opens its session after the client's logging/setLevel was
+// answered (it went to the servers up then) is set to that level too, as
+// a direct connection would have set it.
+func TestALateServerGetsTheClientsLogLevel(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	levels := make(chan string, 2)
+	h := serveOptions(t, Options{listDeadline: once("fast", ""), Start: func(s config.Server) (Process, error) {
+		slow := s.Key == "slow"
+		return startFake(func(method string, params []byte) string {
+			switch method {
+			case "initialize":
+				if slow {
+					<-release
+				}
+				return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"p","version":"1"}}`
+			case "tools/list":
+				return `{"tools":[]}`
+			case "logging/setLevel":
+				levels <- s.Key + " " + string(params)
+			}
+			return `{}`
+		}), nil
+	}}, "fast", "slow")
+	h.exchange(initAs("claude-code"))
+	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`); got != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Fatalf("logging/setLevel: %s", got)
+	}
+	if got := <-levels; got != `fast {"level":"debug"}` {
+		t.Errorf("the server up got %s", got)
+	}
+	close(release)
+	select {
+	case got := <-levels:
+		if got != `slow {"level":"debug"}` {
+			t.Errorf("the server up later got %s", got)
+		}
+	case <-time.After(waitLimit):
+		t.Error("the server up later was not set to the client's level")
+	}
+}
