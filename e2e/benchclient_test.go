@@ -169,6 +169,16 @@ func (c *benchClient) write(line []byte) error {
 	return err
 }
 
+// writeAt writes one whole line as write does and returns when it began:
+// once no other line of the client's was being written.
+func (c *benchClient) writeAt(line []byte) (time.Time, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	at := time.Now()
+	_, err := c.in.Write(line)
+	return at, err
+}
+
 // readLine returns the next line, valid until the next read.
 func (c *benchClient) readLine() ([]byte, error) {
 	line, err := c.br.ReadSlice('\n')
@@ -185,6 +195,28 @@ func (c *benchClient) readLine() ([]byte, error) {
 	}
 	c.lines.Add(1)
 	return line, nil
+}
+
+// readHead reads the next line and returns its first bytes (the whole
+// line when it fits in the reader's buffer; valid until the next read)
+// and its size: the rest of a longer line is read and dropped, as fast as
+// the pipe brings it, so that a huge line costs the client no copies.
+func (c *benchClient) readHead() (head []byte, size int, err error) {
+	line, err := c.br.ReadSlice('\n')
+	size = len(line)
+	if errors.Is(err, bufio.ErrBufferFull) {
+		head = append([]byte(nil), line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = c.br.ReadSlice('\n')
+			size += len(line)
+		}
+		line = head
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	c.lines.Add(1)
+	return line, size, nil
 }
 
 // Kinds of lines.

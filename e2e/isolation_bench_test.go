@@ -440,7 +440,7 @@ func (c *isoClient) read() {
 	defer close(c.samples)
 	sampling := []byte(`"method":"sampling/createMessage"`)
 	for {
-		line, err := c.readLine()
+		line, size, err := c.readHead()
 		if err != nil {
 			select {
 			case <-c.stop: // closing
@@ -466,8 +466,8 @@ func (c *isoClient) read() {
 			if ch == nil { // a cancelled call's
 				continue
 			}
-			r := isoReply{isError: kind == lineError, size: len(line)}
-			if len(line) <= isoKeepLine {
+			r := isoReply{isError: kind == lineError, size: size}
+			if size <= isoKeepLine {
 				r.line = bytes.Clone(line)
 			}
 			ch <- r
@@ -504,15 +504,23 @@ func (c *isoClient) toolCall(tool, args string) request {
 // send writes r under a fresh id and returns the id and where its answer
 // will come.
 func (c *isoClient) send(r request) (int64, chan isoReply) {
+	id, ch, _ := c.sendAt(r)
+	return id, ch
+}
+
+// sendAt is send that also returns when the line began to be written:
+// after any line of the client's that was being written.
+func (c *isoClient) sendAt(r request) (int64, chan isoReply, time.Time) {
 	id := c.ids.Add(1)
 	ch := make(chan isoReply, 1)
 	c.mu.Lock()
 	c.waiters[id] = ch
 	c.mu.Unlock()
-	if err := c.write(appendRequest(nil, id, r)); err != nil {
+	at, err := c.writeAt(appendRequest(nil, id, r))
+	if err != nil {
 		c.setFailure("writing request %d: %v", id, err)
 	}
-	return id, ch
+	return id, ch, at
 }
 
 // wait waits for the answer to id, at most waitLimit (a deadlock guard).

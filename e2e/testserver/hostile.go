@@ -186,6 +186,19 @@ func toolSlowLine(s *server, c *toolCall) ([]byte, *rpcError) {
 	return nil, errNoReply
 }
 
+// slowReader is stdin with -slow-read: every read takes at most
+// slowPiece bytes and waits pause first, so that a large request is read
+// at about slowPiece per pause (64 KiB a millisecond: 100 MiB in 1.6 s).
+type slowReader struct {
+	r     io.Reader
+	pause time.Duration
+}
+
+func (r *slowReader) Read(p []byte) (int, error) {
+	time.Sleep(r.pause)
+	return r.r.Read(p[:min(len(p), slowPiece)])
+}
+
 // exitOnDiscover is called on the reader goroutine for server/discover
 // with -exit-on-discover FILE: when FILE does not exist it creates it and
 // exits 1 without answering; else the request is answered as any unknown

@@ -45,9 +45,10 @@ type config struct {
 	caps         map[string]bool
 	startedFile  string // append one line here at start
 
-	hostile        bool   // list and serve the tools of hostile.go
-	malformed      bool   // list and serve what clients cannot read (malformed.go)
-	exitOnDiscover string // see hostile.go
+	hostile        bool          // list and serve the tools of hostile.go
+	malformed      bool          // list and serve what clients cannot read (malformed.go)
+	exitOnDiscover string        // see hostile.go
+	slowRead       time.Duration // read stdin at most 64 KiB at a time, this long apart (see hostile.go)
 }
 
 var knownCaps = []string{"resources", "prompts", "logging", "completions", "subscribe"}
@@ -76,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.hostile, "hostile", false, "also list and serve the misbehaving tools pid, closeout, flood, samplemany, slowline (see hostile.go)")
 	fs.BoolVar(&cfg.malformed, "malformed", false, "also list entries the MCP schema refuses and serve the tool shapeless (see malformed.go)")
 	fs.StringVar(&cfg.exitOnDiscover, "exit-on-discover", "", "on server/discover, exit if FILE does not exist (creating it), else answer -32601 (see hostile.go)")
+	fs.DurationVar(&cfg.slowRead, "slow-read", 0, "read stdin at most 64 KiB at a time, pausing this long before each read: a server that reads a large request slowly (see hostile.go)")
 	caps := fs.String("caps", "", "comma list of extra capabilities: "+strings.Join(knownCaps, ","))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -198,6 +200,9 @@ func (s *server) serve(in io.Reader) int {
 	}
 	for i := 0; i < s.cfg.stderrLines; i++ {
 		s.logf("stderr line %d", i)
+	}
+	if s.cfg.slowRead > 0 {
+		in = &slowReader{r: in, pause: s.cfg.slowRead}
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
