@@ -439,12 +439,20 @@ func benchLines() []struct {
 		big.WriteString(`{"type":"text","text":"line with \"quotes\", \\ and unicode é 😀 <&>"}`)
 	}
 	big.WriteString(`],"isError":false}}`)
+	// A file's content: one long string, lines of prose ending in \n.
+	var text bytes.Buffer
+	text.WriteString(`{"jsonrpc":"2.0","id":"srv:8","result":{"content":[{"type":"text","text":"`)
+	for text.Len() < 1<<20-200 {
+		text.WriteString(`The quick brown fox jumps over the lazy dog, and then it runs on and on.\n`)
+	}
+	text.WriteString(`"}],"isError":false}}`)
 	return []struct {
 		name string
 		line []byte
 	}{
 		{"tools-call", toolsCall},
 		{"result-1MiB", big.Bytes()},
+		{"text-1MiB", text.Bytes()},
 	}
 }
 

@@ -12,7 +12,10 @@ package jsonrpc
 // Outside strings, valid JSON is ASCII: a line the scanner accepts without
 // seeing such a byte is ASCII throughout.
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // maxDepth is the deepest nesting accepted, as in encoding/json.
 const maxDepth = 10000
@@ -51,9 +54,7 @@ const (
 func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 	i++ // the opening quote
 	for {
-		for i < len(b) && isPlainASCII(b[i]) {
-			i++
-		}
+		i = skipPlainASCII(b, i)
 		if i >= len(b) {
 			return 0, 0, false
 		}
@@ -63,8 +64,7 @@ func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 		case c >= utf8.RuneSelf:
 			// Flagged once; then such bytes are plain like the others.
 			flags |= nonASCIIFlag
-			for i++; i < len(b) && isPlain(b[i]); i++ {
-			}
+			i = skipPlain(b, i+1)
 		case c == '\\':
 			flags |= escapedFlag
 			if i+1 >= len(b) {
@@ -85,6 +85,54 @@ func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 			return 0, 0, false
 		}
 	}
+}
+
+// The bytes of a string are looked at 8 at a time (a uint64: SWAR) while
+// they stand for themselves: a long string, such as a file's content in a
+// tool result, is checked several times faster than byte by byte, which
+// matters to a reader that must pass a line of 100 MiB on and then read on.
+const (
+	ones  = 0x0101010101010101 // 0x01 in every byte
+	highs = 0x8080808080808080 // the high bit of every byte
+)
+
+// plainASCIIWord reports whether every byte of w is plain ASCII
+// (isPlainASCII). Without a byte that is not, no subtraction borrows, so
+// the answer is exact.
+func plainASCIIWord(w uint64) bool {
+	return (w|(w-0x20*ones)|((w^'"'*ones)-ones)|((w^'\\'*ones)-ones))&highs == 0
+}
+
+// plainWord reports whether every byte of w is plain (isPlain): bytes >=
+// 0x80 are, so each test is masked with ^w (hasless and haszero of Bit
+// Twiddling Hacks); exact as plainASCIIWord is.
+func plainWord(w uint64) bool {
+	q, bs := w^'"'*ones, w^'\\'*ones
+	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
+}
+
+// skipPlainASCII returns the offset of the first byte from b[i] on that is
+// not plain ASCII, or len(b).
+func skipPlainASCII(b []byte, i int) int {
+	for i+8 <= len(b) && plainASCIIWord(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) && isPlainASCII(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipPlain returns the offset of the first byte from b[i] on that is not
+// plain, or len(b).
+func skipPlain(b []byte, i int) int {
+	for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) && isPlain(b[i]) {
+		i++
+	}
+	return i
 }
 
 func isHex(c byte) bool {

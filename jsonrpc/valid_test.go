@@ -184,3 +184,36 @@ func TestParseNestingLimitCountsTheLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipPlainAgreesByteByByte: the word-at-a-time skips stop where the
+// byte-by-byte loops stop, for each byte value at each offset of a run of
+// plain bytes, ASCII or not, with one more such byte at a later offset.
+func TestSkipPlainAgreesByteByByte(t *testing.T) {
+	slow := func(b []byte, i int, plain func(byte) bool) int {
+		for i < len(b) && plain(b[i]) {
+			i++
+		}
+		return i
+	}
+	for _, fill := range []byte{'a', 0xC3, 0x7F, 0x20, 0xFF} {
+		for c := 0; c < 256; c++ {
+			for at := 0; at < 20; at++ {
+				for _, second := range []int{-1, at + 1, at + 8, 19} {
+					b := bytes.Repeat([]byte{fill}, 20)
+					b[at] = byte(c)
+					if second >= 0 && second < len(b) {
+						b[second] = byte(c)
+					}
+					for from := 0; from < 3; from++ {
+						if got, want := skipPlainASCII(b, from), slow(b, from, isPlainASCII); got != want {
+							t.Fatalf("skipPlainASCII(%q, %d) = %d, want %d", b, from, got, want)
+						}
+						if got, want := skipPlain(b, from), slow(b, from, isPlain); got != want {
+							t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, from, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
