@@ -169,14 +169,19 @@ func (c *benchClient) write(line []byte) error {
 	return err
 }
 
-// writeAt writes one whole line as write does and returns when it began:
-// once no other line of the client's was being written.
-func (c *benchClient) writeAt(line []byte) (time.Time, error) {
+// writeAt writes one whole line made of parts, with no other line
+// between them, and returns when it began: once no other line of the
+// client's was being written.
+func (c *benchClient) writeAt(parts ...[]byte) (time.Time, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	at := time.Now()
-	_, err := c.in.Write(line)
-	return at, err
+	for _, p := range parts {
+		if _, err := c.in.Write(p); err != nil {
+			return at, err
+		}
+	}
+	return at, nil
 }
 
 // readLine returns the next line, valid until the next read.

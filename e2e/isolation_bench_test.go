@@ -516,7 +516,8 @@ func (c *isoClient) sendAt(r request) (int64, chan isoReply, time.Time) {
 	c.mu.Lock()
 	c.waiters[id] = ch
 	c.mu.Unlock()
-	at, err := c.writeAt(appendRequest(nil, id, r))
+	// r goes out from where it lies: a huge request is not copied.
+	at, err := c.writeAt(strconv.AppendInt(append([]byte(nil), idPrefix...), id, 10), r)
 	if err != nil {
 		c.setFailure("writing request %d: %v", id, err)
 	}
