@@ -43,9 +43,10 @@ func TestAChildThatStopsReadingBlocksNobody(t *testing.T) {
 }
 
 // Requests read before the client closed its input are answered for real,
-// even while the children are still starting.
+// even while the children are still starting (the list starts them, right
+// before the end of input).
 func TestRequestsReadBeforeEndOfInputAreAnswered(t *testing.T) {
-	s := startConfig(t, []server{ts("alpha", "-init-delay", "200ms")})
+	s := startConfig(t, []server{ts("alpha")})
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
