@@ -137,3 +137,17 @@ func errorCode(t *testing.T, line string) int {
 	}
 	return d.Error.Code
 }
+
+// legacyClientCallsModern runs an aggregator over a modern child for a
+// legacy client that declared elicitation, has the client call modern:x
+// (id 3) with arguments, and returns the child and the call it heard.
+func legacyClientCallsModern(t *testing.T, arguments string) (*harness, *puppet, string) {
+	t.Helper()
+	h, puppets := serveEras(t, Options{}, modernKind)
+	pm := puppets[modernKind]
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"modern:x","arguments":` + arguments + `}}`)
+	return h, pm, pm.heard(t)
+}

@@ -351,13 +351,7 @@ func TestACompletionRefWithTwoNamesIsRefused(t *testing.T) {
 // by another path (the aggregator's own call), and passed raw.
 func TestARetrysAnswerWithTwoOfAMemberIsRefused(t *testing.T) {
 	t.Parallel()
-	h, puppets := serveEras(t, Options{}, modernKind)
-	pm := puppets[modernKind]
-	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
-	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"modern:x","arguments":{}}}`)
-	got := pm.heard(t)
+	h, pm, got := legacyClientCallsModern(t, `{}`)
 	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"?"}}},"requestState":"s1"}}`)
 	ask := decode(t, h.read())
 	h.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"action":"accept","content":{}}}`)

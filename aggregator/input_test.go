@@ -137,13 +137,7 @@ func TestModernClientParkedCallExpires(t *testing.T) {
 // and the child's requestState until the child answers for good.
 func TestLegacyClientModernChildRounds(t *testing.T) {
 	t.Parallel()
-	h, puppets := serveEras(t, Options{}, modernKind)
-	pm := puppets[modernKind]
-	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
-	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"modern:x","arguments":{"q":1}}}`)
-	got := pm.heard(t)
+	h, pm, got := legacyClientCallsModern(t, `{"q":1}`)
 	for round, state := range []string{"", "s1"} {
 		if state != "" && (!strings.Contains(got, `"requestState":"`+state+`"`) || !strings.Contains(got, `"inputResponses":{"k`)) {
 			t.Fatalf("round %d: the child got %s", round, got)

@@ -67,13 +67,7 @@ func TestUndeclaredModeOfAModernCallIsRefused(t *testing.T) {
 // client is not asked.
 func TestUndeclaredModeOfAModernServerFailsTheCall(t *testing.T) {
 	t.Parallel()
-	h, puppets := serveEras(t, Options{}, modernKind)
-	pm := puppets[modernKind]
-	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
-	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"modern:x","arguments":{}}}`)
-	got := pm.heard(t)
+	h, pm, got := legacyClientCallsModern(t, `{}`)
 	pm.say(`{"jsonrpc":"2.0","id":` + idOf(t, got) + `,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"mode":"url","message":"sign in","url":"https://example.com/login","elicitationId":"e1"}}},"requestState":"s1"}}`)
 	if line := h.read(); line != `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"server \"modern\" asked for input with \"elicitation/create\", which the client did not declare (capability \"elicitation.url\")"}}` {
 		t.Errorf("the call got %s", line)
