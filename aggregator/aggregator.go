@@ -198,7 +198,7 @@ type Aggregator struct {
 	clientNaming atomic.Pointer[naming.Scheme]
 	clientName   string          // the client's clientInfo.name
 	warned       map[string]bool // name collisions already reported
-	ready        atomic.Bool     // every child has started or failed
+	readyFor     atomic.Pointer[[]*child] // the set of servers (a.servers) seen all started or failed: see allUp
 	allDemanded  atomic.Bool     // a request needed every child: each was started (startup.go)
 	readyOnce    sync.Once       // reports the names once every child is ready
 	waits        startWaits      // how long the client waits for children still starting (startup.go)

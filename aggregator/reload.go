@@ -57,10 +57,9 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 			c.up = a.client.conn.NewLane()
 		}
 	}
-	starting := a.allDemanded.Load() && len(added) > 0
-	if starting { // calls of the added servers wait for them (startup.go), not "not found"
-		a.ready.Store(false)
-	}
+	// A new set of servers is not up (allUp) until each of it is seen so:
+	// calls of the added servers wait for them (startup.go), not "not found".
+	wasUp := a.allUp()
 	a.servers.Store(&next)
 
 	var wg sync.WaitGroup
@@ -89,8 +88,8 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 		}
 		touched = touched.or(c.capabilities())
 	}
-	if starting {
-		a.ready.Store(true)
+	if wasUp && (len(added) == 0 || len(started) > 0) { // what was up still is, and what it started is ready
+		a.allReady(&next)
 	}
 	a.rebuild()
 	a.announceReload(before, touched)

@@ -75,7 +75,7 @@ func (a *Aggregator) serve(c *call) {
 		c.answer(nil)
 		return
 	}
-	needsNone := c.spec.await == nil || a.ready.Load()
+	needsNone := c.spec.await == nil || a.allUp()
 	if c.spec.quick && (needsNone || a.listed(c)) {
 		a.run(a.life.ctx, c)
 		return

@@ -135,11 +135,12 @@ func (a *Aggregator) closeAfter(d time.Duration) chan struct{} {
 // child is ready, it reports the names, the first time, before any waiter
 // goes on.
 func (a *Aggregator) awaitLists(ctx context.Context, _ *call) bool {
-	if a.ready.Load() {
+	if a.allUp() {
 		return true
 	}
 	a.demandAll()
-	for _, c := range a.children() {
+	servers := a.servers.Load()
+	for _, c := range *servers {
 		select {
 		case <-c.ready:
 		case <-a.waits.listsDone():
@@ -148,7 +149,7 @@ func (a *Aggregator) awaitLists(ctx context.Context, _ *call) bool {
 			return false
 		}
 	}
-	a.allReady()
+	a.allReady(servers)
 	return true
 }
 
@@ -229,7 +230,7 @@ func (a *Aggregator) awaitURI(ctx context.Context, c *call) bool {
 // ended first. It looks again each time a child comes up or fails, in
 // whatever order they do: a slow server does not hold up another's URI.
 func (a *Aggregator) awaitOwnerOf(ctx context.Context, uris []string) bool {
-	if len(uris) == 0 || a.ready.Load() {
+	if len(uris) == 0 || a.allUp() {
 		return true
 	}
 	a.demandAll()
@@ -311,21 +312,31 @@ func (a *Aggregator) awaitCompletion(ctx context.Context, c *call) bool {
 // awaitAllReady waits until every child runs or has failed, whatever the
 // client's waits, then reports the names.
 func (a *Aggregator) awaitAllReady() {
-	for _, c := range a.children() {
+	servers := a.servers.Load()
+	for _, c := range *servers {
 		select {
 		case <-c.ready:
 		case <-a.life.ctx.Done():
 			return
 		}
 	}
-	a.allReady()
+	a.allReady(servers)
 }
 
-// allReady marks every child started or failed, having reported the
-// names once.
-func (a *Aggregator) allReady() {
+// allReady marks the set of servers seen all started or failed, having
+// reported the names once. The mark holds only while that set is the
+// configured one (allUp): a reload publishes a new set, whose servers may
+// still be starting, and a late mark of an older set marks nothing.
+func (a *Aggregator) allReady(servers *[]*child) {
 	a.readyOnce.Do(a.reportNames)
-	a.ready.Store(true)
+	a.readyFor.Store(servers)
+}
+
+// allUp reports whether every configured server has started or failed,
+// so that no request need wait for one.
+func (a *Aggregator) allUp() bool {
+	s := a.readyFor.Load()
+	return s != nil && s == a.servers.Load()
 }
 
 // listing notes that a list is being answered: one answered before every
@@ -333,7 +344,7 @@ func (a *Aggregator) allReady() {
 // It is called before the list is read, so that a child coming up meanwhile
 // is either in the list or announced.
 func (a *Aggregator) listing() {
-	if !a.ready.Load() {
+	if !a.allUp() {
 		a.listedSoon.Store(true)
 	}
 }
