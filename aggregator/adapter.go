@@ -160,7 +160,7 @@ type serverEra interface {
 
 // era is the server's era: legacy until its probe found it modern.
 func (c *child) era() serverEra {
-	if c.modern.Load() {
+	if c.Modern() {
 		return modernServer{}
 	}
 	return legacyServer{}
@@ -173,7 +173,7 @@ func (legacyServer) ownRequest(params []byte, _ func() []byte) []byte { return p
 func (legacyServer) listHint([]byte) (eras.Hint, bool)                { return eras.Hint{}, false }
 func (legacyServer) opened(c *child)                                  { c.catchUpLevel() }
 func (legacyServer) rootsChanged(c *child, params []byte) {
-	c.conn.Notify("notifications/roots/list_changed", params)
+	c.Conn().Notify("notifications/roots/list_changed", params)
 }
 func (legacyServer) setsLevelAlone() bool                                   { return true }
 func (legacyServer) watchable(caps capabilities.Server) bool                { return caps.Subscribe }

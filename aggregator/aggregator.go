@@ -85,6 +85,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
@@ -157,7 +158,7 @@ type Options struct {
 
 	// pacing is the clock and the wait of a server's reader (pace.go);
 	// the zero value is the real ones. Tests set it.
-	pacing pacing
+	pacing server.Pacing
 	// graces are how long the session waits for what usually comes
 	// sooner (graces.go); the zero value is the defaults. Tests set them.
 	graces graces
@@ -180,10 +181,10 @@ const DefaultMaxQueue = 32 << 20
 type Aggregator struct {
 	opts     Options
 	log      *Logger
-	servers  atomic.Pointer[[]*child]  // in config order: see children
-	reloadMu sync.Mutex                // a reload at a time (reload.go); Serve's start under it too
-	serving  bool                      // Serve has given the children their lanes to the client; under reloadMu
-	plan     atomic.Pointer[startPlan] // how children's sessions are opened, once the client's began
+	servers  atomic.Pointer[[]*child]    // in config order: see children
+	reloadMu sync.Mutex                  // a reload at a time (reload.go); Serve's start under it too
+	serving  bool                        // Serve has given the children their lanes to the client; under reloadMu
+	plan     atomic.Pointer[server.Plan] // how children's sessions are opened, once the client's began
 	client   clientSession
 	relay    *relayTables       // progress tokens and tasks, across the client and the servers
 	listens  listenSet          // a modern client's subscriptions/listen streams
@@ -196,14 +197,14 @@ type Aggregator struct {
 	// clientNaming is naming, for readers that must not wait for regMu
 	// (startup.go's ownersOf, on the client's reader).
 	clientNaming atomic.Pointer[naming.Scheme]
-	clientName   string          // the client's clientInfo.name
-	warned       map[string]bool // name collisions already reported
+	clientName   string                   // the client's clientInfo.name
+	warned       map[string]bool          // name collisions already reported
 	readyFor     atomic.Pointer[[]*child] // the set of servers (a.servers) seen all started or failed: see allUp
-	allDemanded  atomic.Bool     // a request needed every child: each was started (startup.go)
-	readyOnce    sync.Once       // reports the names once every child is ready
-	waits        startWaits      // how long the client waits for children still starting (startup.go)
-	listedSoon   atomic.Bool     // a list was answered before every child was ready
-	host         *childHost      // what the children get of the session
+	allDemanded  atomic.Bool              // a request needed every child: each was started (startup.go)
+	readyOnce    sync.Once                // reports the names once every child is ready
+	waits        startWaits               // how long the client waits for children still starting (startup.go)
+	listedSoon   atomic.Bool              // a list was answered before every child was ready
+	host         *childHost               // what the children get of the session
 
 	life *lifetime // the session's context, its goroutines, its shutdown
 
@@ -245,22 +246,26 @@ func New(opts Options) *Aggregator {
 	a.relay = &relayTables{log: opts.Log}
 	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)
 	a.host = &childHost{
-		settings: childSettings{
-			start:                opts.Start,
-			startupTimeout:       opts.StartupTimeout,
-			probeTimeout:         opts.ProbeTimeout,
-			maxMessageSize:       opts.MaxMessageSize,
-			maxQueue:             opts.MaxQueue,
-			clientRequestTimeout: opts.ClientRequestTimeout,
-			pacing:               opts.pacing,
-			graces:               opts.graces,
-			memory:               opts.Memory,
-		},
+		settings: childSettings{server: server.Settings{
+			Start:          opts.Start,
+			StartupTimeout: opts.StartupTimeout,
+			ProbeTimeout:   opts.ProbeTimeout,
+			MaxMessageSize: opts.MaxMessageSize,
+			MaxQueue:       opts.MaxQueue,
+			ExitGrace:      opts.graces.exit,
+			Pacing:         opts.pacing,
+			Memory:         opts.Memory,
+			Life:           a.life,
+			Log:            opts.Log,
+			Meta:           a.client.childMeta,
+			Watch:          watchHooks,
+			Cancelled:      tellCancelled,
+		}, clientRequestTimeout: opts.ClientRequestTimeout, graces: opts.graces},
 		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
 	}
 	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
-		children = append(children, newChild(a.host, s))
+		children = append(children, newChild(a.host, s, nil))
 	}
 	initial := a.naming
 	a.clientNaming.Store(&initial)
@@ -397,7 +402,7 @@ func (a *Aggregator) shutdown() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.stop()
+			c.Stop()
 		}()
 	}
 	wg.Wait()
@@ -411,9 +416,11 @@ func (a *Aggregator) shutdown() {
 	}
 }
 
-// errShuttingDown answers what shutdown leaves unanswered.
-var errShuttingDown = errors.New("mcp-simple-aggregator is shutting down")
-
 // children are the configured servers, in config order: a snapshot, which
 // a reload replaces (reload.go) and nobody changes.
 func (a *Aggregator) children() []*child { return *a.servers.Load() }
+
+// DefaultProbeTimeout is how long a server may take to answer the
+// server/discover probe before it is taken for a legacy server (one that
+// ignores requests before initialize).
+const DefaultProbeTimeout = server.DefaultProbeTimeout

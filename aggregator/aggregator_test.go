@@ -167,27 +167,6 @@ func TestDrainFollowsCursorsAndStopsOnARepeatedOne(t *testing.T) {
 	}
 }
 
-func TestTemplateMatcher(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		template, uri string
-		match         bool
-	}{
-		{"test://x/t/{id}", "test://x/t/42", true},
-		{"test://x/t/{id}", "test://x/t/42/more", false},
-		{"test://x/t/{id}", "test://y/t/42", false},
-		{"file:///{+path}", "file:///a/b/c.txt", true},
-		{"search://q{?query,limit}", "search://q?query=a&limit=2", true},
-		{"search://q{?query}", "search://q", true},
-		{"a.b://{x}", "aXb://1", false}, // the dot is literal
-		{"repo://{owner}/{name}{/path}", "repo://me/r/a/b", true},
-	} {
-		if got := templateMatcher(tc.template).MatchString(tc.uri); got != tc.match {
-			t.Errorf("%s ~ %s: got %v, want %v", tc.template, tc.uri, got, tc.match)
-		}
-	}
-}
-
 func TestLoggerWritesEachLineOnce(t *testing.T) {
 	t.Parallel()
 	var w recordingWriter

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 )
 
 // checkCapabilities are the capabilities Check declares, as the clients
@@ -32,7 +33,7 @@ const checkCapabilities = `{"roots":{"listChanged":true},"sampling":{},"elicitat
 // stops the children and reports whether all of them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: capabilities.ParseClient([]byte(checkCapabilities))})
-	plan := startPlan{init: a.childInitParams(eras.LatestLegacy)}
+	plan := server.Plan{Init: a.childInitParams(eras.LatestLegacy)}
 	a.plan.Store(&plan)
 	a.awaitChildren(ctx, a.children())
 
@@ -42,25 +43,25 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	var tools []naming.Entry
 	var problems, exposure []string
 	for _, c := range a.children() {
-		s := c.status()
-		if s.state != stateRunning {
+		s := c.Status()
+		if s.State != server.Running {
 			ok = false
-			failure := s.failure
+			failure := s.Failure
 			if failure == nil {
 				failure = fmt.Errorf("did not start: %v", context.Cause(ctx))
 			}
 			problems = append(problems, fmt.Sprintf("%s: %s", shown(c.key), shown(a.log.Conceal(failure.Error()))))
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", shown(c.key), stateFailed, shown(orDash(s.version)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\n", shown(c.key), server.Failed, shown(orDash(s.Version)))
 			continue
 		}
-		exposed, what := c.toolView().checked(s.tools)
+		exposed, what := c.toolView().checked(entryNames(s.Lists.Tools))
 		for _, t := range exposed {
 			tools = append(tools, naming.Entry{Key: c.key, Name: t})
 		}
 		if what != "" {
 			exposure = append(exposure, shown(c.key)+": "+what)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", shown(c.key), s.state, shown(s.version), s.startup.Round(time.Millisecond).Milliseconds(), len(exposed))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d ms\t%d\n", shown(c.key), s.State, shown(s.Version), s.Startup.Round(time.Millisecond).Milliseconds(), len(exposed))
 	}
 	for _, sk := range a.opts.Skipped {
 		fmt.Fprintf(tw, "%s\tskipped\t-\t-\t-\n", shown(sk.Key))

@@ -3,7 +3,7 @@ package aggregator
 import (
 	"time"
 
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 )
 
 // childHost is what a child needs of the session it serves, and all that
@@ -25,17 +25,13 @@ type childHost struct {
 	session  sessionEvents
 }
 
-// childSettings are what Options say of a server's process and messages.
+// childSettings are what Options say of a server: what every server of
+// the session shares (package server's), and how long the session waits
+// for the client's answers to its requests and for its tasks once it died.
 type childSettings struct {
-	start                func(config.Server) (Process, error)
-	startupTimeout       time.Duration // its initialize and first lists
-	probeTimeout         time.Duration // its server/discover probe
-	maxMessageSize       int
-	maxQueue             int
+	server               server.Settings
 	clientRequestTimeout time.Duration // its requests to the client
-	pacing               pacing
-	graces               graces // how long it waits for its exit, its output, its tasks
-	memory               Memory // what it declared when it last started; may be nil
+	graces               graces        // of its tasks
 }
 
 // sessionEvents are what a child tells the session of itself, and the one

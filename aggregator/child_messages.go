@@ -11,20 +11,17 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// handle receives each request and notification of the child, on its
-// reader goroutine. Until the client is initialized, all but list changes
-// (which refresh the registry at once) wait at the gate, within a bound.
-func (c *child) handle(m *jsonrpc.Message) {
-	if m.IsRequest() {
-		c.lineCost = perRequest // a request to the client costs more (pace.go)
-	}
+// Message receives each request and notification of the server but its
+// lists' changes (server.Events), on its reader goroutine. Until the
+// client is initialized, they wait at the gate, within a bound.
+func (c *child) Message(m *jsonrpc.Message) {
 	if c.host.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
 		switch c.host.client.gate.hold(c, m) {
 		case gateHeld:
 			return
 		case gateRefused:
 			if m.IsRequest() {
-				c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+				c.Conn().Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
 					"mcp-simple-aggregator: the client is not initialized yet and more than %d bytes of this server's messages are waiting for it", heldLimit)))
 			}
 			return
@@ -117,18 +114,18 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	need := spec.need
 	switch {
 	case !known:
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 		return
 	case up == nil || !c.host.client.state().caps.Declared(need):
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
+		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
 	if bad := undeclaredPart(c.host.client.state().caps.Raw(), m); bad != nil {
-		c.conn.Write(bad)
+		c.Conn().Write(bad)
 		return
 	}
 	if c.incoming.len() >= maxClientRequests { // only this reader adds to it
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
 			"mcp-simple-aggregator: %d requests of this server already wait for the client's answers", maxClientRequests)))
 		return
 	}
@@ -138,7 +135,7 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	case "tasks/get", "tasks/result", "tasks/cancel":
 		var bad []byte
 		if params, r.task, bad = c.childTaskRequest(m); bad != nil {
-			c.conn.Write(bad)
+			c.Conn().Write(bad)
 			return
 		}
 	default:
@@ -152,7 +149,7 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	r.timer = time.AfterFunc(c.host.settings.clientRequestTimeout, r.expire)
 	if !c.incoming.add(r.key, r) {
 		r.forgetToken()
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
+		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
 		return
 	}
 	if c.dropped() && c.incoming.remove(r.key, r) { // dropped meanwhile, after its table was emptied
@@ -189,17 +186,17 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 	}
 	r.forgetToken()
 	if err != nil {
-		r.c.conn.Write(errorLine(r.id, jsonrpc.CodeInternalError, "the client did not answer: "+err.Error()))
+		r.c.Conn().Write(errorLine(r.id, jsonrpc.CodeInternalError, "the client did not answer: "+err.Error()))
 		return
 	}
 	if resp.Error != nil {
 		if code, _ := jsonrpc.Member(resp.Error, "code"); r.task != nil && string(code) == "-32602" {
 			r.c.host.relay.forgetClientTask(r.task) // the client no longer knows it
 		}
-		r.c.conn.Write(responseLine(r.id, resp))
+		r.c.Conn().Write(responseLine(r.id, resp))
 		return
 	}
-	r.c.conn.Write(jsonrpc.AppendResult(nil, r.id, r.clientAnswer(resp.Result)))
+	r.c.Conn().Write(jsonrpc.AppendResult(nil, r.id, r.clientAnswer(resp.Result)))
 }
 
 // cancel ends the request, taken out of the child's table, because the
@@ -219,7 +216,7 @@ func (r *childRequest) expire() {
 	}
 	err := fmt.Errorf("the client did not answer within %v", r.c.host.settings.clientRequestTimeout)
 	r.cancel(err)
-	r.c.conn.Write(errorLine(r.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: "+err.Error()))
+	r.c.Conn().Write(errorLine(r.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: "+err.Error()))
 }
 
 // forgetToken forgets the progress token handed to the client and stops
@@ -282,6 +279,6 @@ func (rt *relayTables) progressFromClient(params []byte) {
 		return
 	}
 	if p, err := jsonrpc.ReplaceMember(params, "progressToken", []byte(r.token)); err == nil {
-		r.child.conn.Notify("notifications/progress", p)
+		r.child.Conn().Notify("notifications/progress", p)
 	}
 }

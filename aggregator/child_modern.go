@@ -24,7 +24,7 @@ func (c *child) notifyClient(m *jsonrpc.Message) {
 // first), unless it is set to that level already.
 func (c *child) logLevelFor(level string) {
 	c.logging.Add(1)
-	c.setLevel(level)
+	c.SetLevel(level)
 }
 
 // catchUpLevel sets a legacy child that opens its session after the
@@ -32,19 +32,7 @@ func (c *child) logLevelFor(level string) {
 // level, as a direct connection would have.
 func (c *child) catchUpLevel() {
 	if level := c.host.client.state().logLevel; level != "" {
-		c.setLevel(level)
-	}
-}
-
-// setLevel sets a legacy child that has logging to level, unless it is set
-// to it already.
-func (c *child) setLevel(level string) {
-	c.mu.Lock()
-	defer c.mu.Unlock() // Go under the lock: levels go out in the order they are set; it never blocks
-	if c.caps.Logging && c.logLevel != level {
-		c.logLevel = level
-		params := jsonrpc.AppendString([]byte(`{"level":`), level)
-		c.conn.Go("logging/setLevel", append(params, '}'), func(*jsonrpc.Message, error) {})
+		c.SetLevel(level)
 	}
 }
 
@@ -56,8 +44,8 @@ func (c *child) listenForChanges() {
 	caps := c.capabilities()
 	f := listFilter{changes: make(map[string]bool)}
 	for i := range listKinds {
-		if k := &listKinds[i]; k.offered(caps) {
-			f.changes[k.changed] = true
+		if k := &listKinds[i]; k.Offered(caps) {
+			f.changes[k.Changed] = true
 		}
 	}
 	if _, err := c.openListen(f, func(m *jsonrpc.Message, err error) {

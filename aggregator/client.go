@@ -3,6 +3,7 @@ package aggregator
 import (
 	"errors"
 	"fmt"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
@@ -99,7 +100,7 @@ func (a *Aggregator) clientInvalid(line []byte, m *jsonrpc.Message, err error) {
 // goes on reading.
 func (a *Aggregator) clientOversized(head []byte, size int64) error {
 	id, _ := jsonrpc.HeadID(head) // nil: null
-	a.log.Warnf("client sent a message of %d bytes, more than the limit of %d (--max-message-size); discarded: %s", size, a.opts.MaxMessageSize, clipLine(head))
+	a.log.Warnf("client sent a message of %d bytes, more than the limit of %d (--max-message-size); discarded: %s", size, a.opts.MaxMessageSize, printable.Clip(head))
 	a.client.conn.Write(errorLine(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
 		"Invalid Request: a message of %d bytes, more than mcp-simple-aggregator's limit of %d bytes (--max-message-size)", size, a.opts.MaxMessageSize)))
 	return nil
@@ -110,7 +111,7 @@ func (a *Aggregator) clientOversized(head []byte, size int64) error {
 // answer (which the client's connection has taken: Conn.Broken) or a
 // broken notification, which get none.
 func (a *Aggregator) invalidReply(msg []byte, m *jsonrpc.Message, err error) []byte {
-	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, clipLine(msg))
+	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, printable.Clip(msg))
 	if m != nil && (m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil) || isBrokenNotification(msg, m)) {
 		return nil
 	}

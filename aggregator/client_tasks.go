@@ -162,5 +162,5 @@ func (rt *relayTables) clientTaskStatus(params []byte) {
 		rt.log.Debugf("client status of unknown task %s dropped", clientID)
 		return
 	}
-	t.child.conn.Notify("notifications/tasks/status", params)
+	t.child.Conn().Notify("notifications/tasks/status", params)
 }

@@ -235,7 +235,7 @@ func TestACallWaitsForAServerAReloadStarts(t *testing.T) {
 		defer close(reloaded)
 		h.a.Reload([]config.Server{{Key: "fast", Command: "fake"}, {Key: "slow", Command: "fake"}})
 	}()
-	for !slices.ContainsFunc(h.a.children(), func(c *child) bool { return c.key == "slow" && c.launched.Load() }) {
+	for !slices.ContainsFunc(h.a.children(), func(c *child) bool { return c.key == "slow" && c.Launched() }) {
 		runtime.Gosched() // the reload publishes and starts it: polled, nothing says when
 	}
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow:x"}}`)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -39,8 +41,8 @@ func (a *Aggregator) acceptModern(c *call, s clientInit) []byte {
 func (a *Aggregator) beginModern(r modernRequest) {
 	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: capabilities.ParseClient(r.caps), info: r.info})
 	name, _ := jsonrpc.StringMember(r.info, "name")
-	a.beginClient(name, startPlan{probe: true, init: a.childInitParams(eras.LatestLegacy)})
-	a.log.Debugf("client speaks protocol %s (%s); each server is probed with server/discover when it starts", eras.ModernVersion, clipLine(r.info))
+	a.beginClient(name, server.Plan{Probe: true, Init: a.childInitParams(eras.LatestLegacy)})
+	a.log.Debugf("client speaks protocol %s (%s); each server is probed with server/discover when it starts", eras.ModernVersion, printable.Clip(r.info))
 	a.openGate() // a modern session has no notifications/initialized
 }
 
@@ -67,17 +69,10 @@ func (a *Aggregator) discoverHint() eras.Hint {
 	for _, c := range a.children() {
 		switch {
 		case c.initialized():
-			hs = append(hs, c.hint(func(h *childHints) eras.Hint { return h.discover }))
+			hs = append(hs, c.hint(func(h *server.Hints) eras.Hint { return h.Discover }))
 		case !c.dropped():
 			hs = append(hs, eras.Hint{})
 		}
 	}
 	return eras.MergeHints(hs, time.Now())
-}
-
-// hint returns one of the child's hints.
-func (c *child) hint(which func(*childHints) eras.Hint) eras.Hint {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return which(&c.hints)
 }

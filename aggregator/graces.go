@@ -8,19 +8,11 @@ import "time"
 // happens when a wait runs out does not take a second; a test in which
 // the awaited thing does come keeps the default.
 type graces struct {
-	exit      time.Duration // a child's exit after its stdout ended, or the reverse: exitGrace
+	exit      time.Duration // a server's exit after its stdout ended, or the reverse: server.DefaultExitGrace
 	answer    time.Duration // the client's requests at the end of its input: answerGrace
 	flush     time.Duration // the client's output at the end of the session: flushGrace
 	deadTasks time.Duration // the tasks of a child that died: deadTaskGrace
 }
-
-// exitGrace is how long a child's watcher waits, once its stdout ended,
-// for its exit (whose status says more than the end of a pipe), and, once
-// it exited, for its reader to take in what it wrote before.
-const exitGrace = time.Second
-
-// forExit is g.exit, or exitGrace.
-func (g graces) forExit() time.Duration { return orDefault(g.exit, exitGrace) }
 
 // forAnswers is g.answer, or answerGrace.
 func (g graces) forAnswers() time.Duration { return orDefault(g.answer, answerGrace) }

@@ -65,7 +65,7 @@ func allReady(a *Aggregator, _ string) <-chan struct{} {
 		defer close(done)
 		for _, c := range a.children() {
 			select {
-			case <-c.ready:
+			case <-c.Ready():
 			case <-a.life.ctx.Done():
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -30,7 +31,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
 	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
-	a.beginClient(clientName, startPlan{init: a.childInitParams(version)})
+	a.beginClient(clientName, server.Plan{Init: a.childInitParams(version)})
 	return nil
 }
 
@@ -113,26 +114,26 @@ func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 	var instructions []string
 	pending := false
 	for _, c := range a.children() {
-		s := c.status()
-		if s.state == stateFailed {
+		s := c.Status()
+		if s.State == server.Failed {
 			continue
 		}
-		if s.version == "" {
+		if s.Version == "" {
 			// Not started: what any server may offer, so that nothing it
 			// offers now is hidden for the session (what it declared when
 			// it last started may be stale: an upgrade adds prompts), and
 			// what it declared then (its extensions, its instructions).
 			pending = true
-			recalled, ok := c.recalled()
+			recalled, ok := c.Recalled()
 			if !ok {
 				continue
 			}
-			s.caps = capabilities.ParseServer(recalled)
-			s.instructions, _ = jsonrpc.StringMember(recalled, "instructions")
+			s.Caps = capabilities.ParseServer(recalled)
+			s.Instructions, _ = jsonrpc.StringMember(recalled, "instructions")
 		}
-		caps = append(caps, s.caps)
-		if s.instructions != "" {
-			instructions = append(instructions, "## "+c.key+"\n\n"+s.instructions)
+		caps = append(caps, s.Caps)
+		if s.Instructions != "" {
+			instructions = append(instructions, "## "+c.key+"\n\n"+s.Instructions)
 		}
 	}
 	if pending {

@@ -59,9 +59,9 @@ func (c *call) rounds(ctx context.Context, resp *jsonrpc.Message) {
 			c.answer(errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q: retrying the call with the client's input: %v", c.child.key, err)))
 			return
 		}
-		next, err := c.child.conn.Call(ctx, c.method, params)
+		next, err := c.child.Conn().Call(ctx, c.method, params)
 		if err == nil && next.Duplicate != "" {
-			next, err = nil, c.child.duplicateAnswer(next.Duplicate) // see duplicates.go
+			next, err = nil, c.child.DuplicateAnswer(next.Duplicate) // see duplicates.go
 		}
 		if err != nil {
 			if ctx.Err() != nil {

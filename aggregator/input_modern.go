@@ -103,24 +103,24 @@ func (c *child) inputRequest(m *jsonrpc.Message) {
 	need, ok := inputNeed(m.Method)
 	if !ok {
 		if m.Method == "ping" {
-			c.conn.Write(jsonrpc.AppendResult(nil, m.ID, []byte("{}")))
+			c.Conn().Write(jsonrpc.AppendResult(nil, m.ID, []byte("{}")))
 			return
 		}
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" (the client speaks "+eras.ModernVersion+", which has no requests from servers)"))
+		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" (the client speaks "+eras.ModernVersion+", which has no requests from servers)"))
 		return
 	}
 	x, n := c.exchanges.sole()
 	if x == nil {
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
 			"mcp-simple-aggregator: the client speaks %s, where a server asks for input only as part of a call; %d calls that may take input are in flight to this server, so %s cannot be given to exactly one of them", eras.ModernVersion, n, m.Method)))
 		return
 	}
 	if !x.origin.declares(need) {
-		c.conn.Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
+		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
 	if bad := undeclaredPart(x.origin.declared(), m); bad != nil {
-		c.conn.Write(bad)
+		c.Conn().Write(bad)
 		return
 	}
 	x.ask(inputAsk{id: m.ID, method: m.Method, params: m.Params})
@@ -146,7 +146,7 @@ func (x *exchange) ask(q inputAsk) {
 	x.mu.Lock()
 	if x.ended {
 		x.mu.Unlock()
-		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the call this request belongs to has ended"))
+		x.c.Conn().Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the call this request belongs to has ended"))
 		return
 	}
 	x.next++
@@ -234,7 +234,7 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 	x.asks = slices.DeleteFunc(x.asks, func(q inputAsk) bool { // the answered ones go to the child
 		v, ok := jsonrpc.Member(responses, q.key)
 		if ok {
-			x.c.conn.Write(jsonrpc.AppendResult(nil, q.id, v))
+			x.c.Conn().Write(jsonrpc.AppendResult(nil, q.id, v))
 		}
 		return ok
 	})
@@ -296,7 +296,7 @@ func (x *exchange) cancel(c *call, via *jsonrpc.Lane, id []byte, cause error) {
 		c.write(nil)
 	}
 	for _, q := range asks {
-		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client cancelled the call this request belongs to"))
+		x.c.Conn().Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client cancelled the call this request belongs to"))
 	}
 }
 
@@ -312,7 +312,7 @@ func (x *exchange) expire(token string) {
 	x.mu.Unlock()
 	x.c.exchanges.remove(x)
 	for _, q := range asks {
-		x.c.conn.Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client did not retry the call within "+x.timeout.String()))
+		x.c.Conn().Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client did not retry the call within "+x.timeout.String()))
 	}
 	if via, id := x.origin.sendState.id(); id != nil {
 		via.Cancel(id, fmt.Errorf("the client did not retry the call within %v", x.timeout))

@@ -25,15 +25,16 @@ import (
 // modern client's requests and discover. Elsewhere only eraFuncs may:
 // where a peer's era is settled, the client's by initialize (Check stands
 // for a legacy client) or as its first request is admitted (refuse), a
-// server's by its probe (discover).
+// server's by its probe, in package server, which the session asks
+// through its serverEra like any other question.
 var (
 	eraFiles = []string{"adapter.go", "era.go", "discover.go"}
-	eraFuncs = []string{"initialize.go:acceptInitialize", "check.go:Check", "route.go:refuse", "child_start.go:discover"}
+	eraFuncs = []string{"initialize.go:acceptInitialize", "check.go:Check", "route.go:refuse"}
 )
 
 // TestErasMeetInTheAdapter fails when code outside eraFiles and eraFuncs
-// asks which era a peer speaks (uses the field that says a child or a call
-// is modern, isModern, eraModern or eraLegacy, or one of the adapter's era
+// asks which era a peer speaks (uses the field that says a call is modern,
+// what says a server is (server.Server.Modern, server.Status.Modern), isModern, eraModern or eraLegacy, or one of the adapter's era
 // types, under whatever name or through whatever value) instead of asking
 // the peer's serverEra or clientEra what to do.
 func TestErasMeetInTheAdapter(t *testing.T) {
@@ -43,8 +44,21 @@ func TestErasMeetInTheAdapter(t *testing.T) {
 	for _, name := range []string{"isModern", "eraModern", "eraLegacy", "modernServer", "legacyServer", "modernClient", "legacyClient"} {
 		questions[p.lookup(t, name)] = name
 	}
-	for _, owner := range []string{"child", "call"} {
-		questions[p.field(t, owner, "modern")] = owner + ".modern"
+	questions[p.field(t, "call", "modern")] = "call.modern"
+	srv := p.field(t, "child", "Server").Type()
+	for _, name := range []string{"Modern"} {
+		m, _, _ := types.LookupFieldOrMethod(srv, true, nil, name)
+		if m == nil {
+			t.Fatalf("server.Server has no %s: renamed? update this structure test", name)
+		}
+		questions[m] = "server.Server." + name
+	}
+	status, _, _ := types.LookupFieldOrMethod(srv, true, nil, "Status")
+	st := status.Type().(*types.Signature).Results().At(0).Type()
+	if f, _, _ := types.LookupFieldOrMethod(st, true, nil, "Modern"); f != nil {
+		questions[f] = "server.Status.Modern"
+	} else {
+		t.Fatal("server.Status has no Modern: renamed? update this structure test")
 	}
 	for where, uses := range p.usesIn(func(obj types.Object) (string, bool) { name, ok := questions[obj]; return name, ok }) {
 		file, _, _ := strings.Cut(where, ":")

@@ -60,3 +60,10 @@ func (l *lifetime) end() {
 	l.mu.Unlock()
 	l.cancel()
 }
+
+// What a server needs of the session's life (server.Life).
+
+func (l *lifetime) Context() context.Context { return l.ctx }
+func (l *lifetime) Go(f func()) bool         { return l.goServe(f) }
+func (l *lifetime) Stopping() bool           { return l.isStopping() }
+func (l *lifetime) Hurried() <-chan struct{} { return l.hurry }

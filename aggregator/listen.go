@@ -64,8 +64,8 @@ func readListFilter(params []byte) listFilter {
 	on := func(key string) bool { v, _ := jsonrpc.Member(f, key); return string(v) == "true" }
 	lf := listFilter{changes: make(map[string]bool)}
 	for _, k := range listKinds {
-		if on(k.listen) {
-			lf.changes[k.changed] = true
+		if on(k.Listen) {
+			lf.changes[k.Changed] = true
 		}
 	}
 	raw, _ := jsonrpc.Member(f, "resourceSubscriptions")
@@ -87,8 +87,8 @@ func (f listFilter) appendTo(b []byte) []byte {
 	b = append(b, `{"notifications":{`...)
 	sep := ""
 	for _, k := range listKinds {
-		if f.changes[k.changed] {
-			b = append(b, sep+`"`+k.listen+`":true`...)
+		if f.changes[k.Changed] {
+			b = append(b, sep+`"`+k.Listen+`":true`...)
 			sep = ","
 		}
 	}
@@ -110,7 +110,7 @@ func (f listFilter) appendTo(b []byte) []byte {
 // gets its end. It returns the listen's id at the child.
 func (c *child) openListen(f listFilter, done func(*jsonrpc.Message, error)) ([]byte, error) {
 	params := eras.WithMeta(f.appendTo(nil), c.host.client.childMeta())
-	return c.conn.Go("subscriptions/listen", params, done)
+	return c.Conn().Go("subscriptions/listen", params, done)
 }
 
 // listen serves subscriptions/listen: it acknowledges what the aggregator
@@ -123,8 +123,8 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	caps, _ := a.childOffers()
 	l := &listen{c: c, end: make(chan struct{}), id: c.id, listFilter: listFilter{changes: make(map[string]bool)}}
 	for i := range listKinds {
-		if k := &listKinds[i]; want.changes[k.changed] && k.offeredBy(caps) {
-			l.changes[k.changed] = true
+		if k := &listKinds[i]; want.changes[k.Changed] && k.OfferedBy(caps) {
+			l.changes[k.Changed] = true
 		}
 	}
 	owners := make(map[*child][]string)
@@ -170,7 +170,7 @@ func (a *Aggregator) resourceOwners(ctx context.Context, uris []string) []*child
 		missed = missed || owners[i] == nil
 	}
 	if missed {
-		a.refreshEach(ctx, a.resourceChildren(), "resources/list", (*child).refreshResources)
+		a.refreshEach(ctx, a.resourceChildren(), "resources/list", refreshResources)
 		for i, uri := range uris {
 			if owners[i] == nil {
 				owners[i] = a.uriOwner(uri)
@@ -247,7 +247,7 @@ func (s *listenSet) subscribe(l *listen, c *child, uris []string) {
 // legacy child, without waiting: a failure is logged.
 func (c *child) resourceRequest(method, uri string) {
 	params := append(jsonrpc.AppendString([]byte(`{"uri":`), uri), '}')
-	c.conn.Go(method, params, func(m *jsonrpc.Message, err error) {
+	c.Conn().Go(method, params, func(m *jsonrpc.Message, err error) {
 		if err == nil && m.Error != nil {
 			err = rawError(m.Error)
 		}
@@ -265,7 +265,7 @@ func (s *listenSet) remove(l *listen) {
 	s.open = slices.DeleteFunc(s.open, func(x *listen) bool { return x == l })
 	for _, cl := range l.atChildren {
 		delete(s.byChild[cl.c], jsonrpc.Key(cl.id))
-		cl.c.conn.Cancel(cl.id, nil)
+		cl.c.Conn().Cancel(cl.id, nil)
 	}
 	for _, cu := range l.subscribed {
 		if s.legacy[cu.c][cu.uri]--; s.legacy[cu.c][cu.uri] == 0 {
@@ -365,7 +365,7 @@ func (s *listenSet) standIn(c *child, uri string, on bool) {
 		}
 	case !on && open:
 		delete(s.standIns, key)
-		c.conn.Cancel(id, nil)
+		c.Conn().Cancel(id, nil)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -25,7 +26,7 @@ func noCursor(c *call) []byte {
 
 // listHint merges the caching hints of one list of the children that
 // serve it, for a modern client.
-func (a *Aggregator) listHint(serves func(*child) bool, which func(*childHints) eras.Hint) eras.Hint {
+func (a *Aggregator) listHint(serves func(*child) bool, which func(*server.Hints) eras.Hint) eras.Hint {
 	var hs []eras.Hint
 	for _, c := range a.children() {
 		if serves(c) {
@@ -35,21 +36,31 @@ func (a *Aggregator) listHint(serves func(*child) bool, which func(*childHints) 
 	return eras.MergeHints(hs, time.Now())
 }
 
+// refreshResources and refreshTemplates fetch a child's resource lists
+// anew.
+func refreshResources(c *child, ctx context.Context) error {
+	return c.Refresh(ctx, &server.Kinds[server.KindResources].Lists[0])
+}
+
+func refreshTemplates(c *child, ctx context.Context) error {
+	return c.Refresh(ctx, &server.Kinds[server.KindResources].Lists[1])
+}
+
 // listResources merges the children's current resource lists, each fetched
 // whole, URIs untouched.
 func (a *Aggregator) listResources(ctx context.Context, c *call) []byte {
-	return a.mergeResourceLists(ctx, c, "resources", (*child).refreshResources, (*child).resourceEntries,
-		func(h *childHints) eras.Hint { return h.resources })
+	return a.mergeResourceLists(ctx, c, "resources", refreshResources, (*child).resourceEntries,
+		func(h *server.Hints) eras.Hint { return h.Resources })
 }
 
 func (a *Aggregator) listResourceTemplates(ctx context.Context, c *call) []byte {
-	return a.mergeResourceLists(ctx, c, "resourceTemplates", (*child).refreshTemplates, (*child).templateEntries,
-		func(h *childHints) eras.Hint { return h.templates })
+	return a.mergeResourceLists(ctx, c, "resourceTemplates", refreshTemplates, (*child).templateEntries,
+		func(h *server.Hints) eras.Hint { return h.Templates })
 }
 
 // mergeResourceLists refreshes a list of every child with resources and
 // answers with their entries in config order.
-func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte, hint func(*childHints) eras.Hint) []byte {
+func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte, hint func(*server.Hints) eras.Hint) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
@@ -134,7 +145,7 @@ func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := ch.conn.Call(ctx, c.method, c.params)
+			resp, err := ch.Conn().Call(ctx, c.method, c.params)
 			if err == nil && resp.Error != nil {
 				err = rawError(resp.Error)
 			}

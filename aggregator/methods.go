@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -60,8 +61,8 @@ func init() { // a var initialiser would make an initialisation cycle
 		"subscriptions/listen": {await: (*Aggregator).awaitListen, serve: (*Aggregator).listen},
 
 		// Lists of prefixed names, answered from the registry.
-		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(kindTools)},
-		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(kindPrompts)},
+		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(server.KindTools)},
+		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(server.KindPrompts)},
 
 		// Routed by prefixed name; a task-augmented call's task gets an id
 		// of the aggregator's.
@@ -87,10 +88,6 @@ func init() { // a var initialiser would make an initialisation cycle
 		"tasks/cancel": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
 		"tasks/result": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskResult},
 		"tasks/list":   {await: (*Aggregator).awaitLists, serve: (*Aggregator).listTasks},
-	}
-	for i := range listKinds {
-		k := &listKinds[i]
-		childNotifications[k.changed] = func(c *child, _ []byte) { c.listChanged(k) }
 	}
 }
 
@@ -140,9 +137,9 @@ func inputNeed(method string) (need string, ok bool) {
 }
 
 // childNotifications says what a child's notification does; every other
-// one (message and any newer) goes up to the client untouched. The
-// list_changed of each list kind (listKinds) is added by init:
-// (*child).listChanged.
+// one (message and any newer) goes up to the client untouched. A
+// list_changed of a list kind never comes here: the server refreshes
+// that list itself and tells ListChanged (child.go).
 var childNotifications = map[string]func(*child, []byte){
 	"notifications/cancelled":    (*child).cancelled,
 	"notifications/progress":     (*child).progressed,

@@ -179,7 +179,7 @@ func TestSilentLegacyChildIsInitializedAfterTheProbe(t *testing.T) {
 	}
 	versions := map[string]string{}
 	for _, c := range h.a.children() {
-		versions[c.key] = c.status().version
+		versions[c.key] = c.Status().Version
 	}
 	if versions[silentKind] != "2025-11-25" || versions[modernKind] != eras.ModernVersion {
 		t.Errorf("versions %v", versions)
@@ -219,7 +219,7 @@ func TestChildExitingOnTheProbeIsStartedAgain(t *testing.T) {
 	if n := starts.Load(); n != 2 {
 		t.Errorf("started %d times, want 2", n)
 	}
-	if v := h.a.children()[0].status().version; v != "2025-11-25" {
+	if v := h.a.children()[0].Status().Version; v != "2025-11-25" {
 		t.Errorf("version %q", v)
 	}
 }

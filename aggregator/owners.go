@@ -2,9 +2,9 @@ package aggregator
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/uritemplate"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -16,55 +16,9 @@ import (
 // A URI's owner is, among the servers that run or have died (a server
 // that died keeps what it listed), the first in config order that listed
 // the URI itself; else the server whose template matching it is the most
-// specific (templateRank), whatever the config order; config order
+// specific (uritemplate.Rank), whatever the config order; config order
 // decides only between templates of equal rank. A URI whose owner is down
 // gets an error naming it, and is never routed to another.
-
-// templateRank is how specific a URI template is; of two templates that
-// match a URI, the more specific wins, by these in turn: the longer
-// literal prefix (the text before the first expression), the more literal
-// characters, the fewer wide expressions (those that may span a "/":
-// {+x}, {#x}, {/x}), the fewer expressions.
-type templateRank struct {
-	prefix, literal, wide, exprs int
-}
-
-// rankTemplate ranks the URI template t.
-func rankTemplate(t string) templateRank {
-	var r templateRank
-	r.prefix = len(t)
-	if i := strings.IndexByte(t, '{'); i >= 0 {
-		r.prefix = i
-	}
-	for len(t) > 0 {
-		open := strings.IndexByte(t, '{')
-		end := strings.IndexByte(t[max(open, 0):], '}')
-		if open < 0 || end < 0 {
-			r.literal += len(t)
-			break
-		}
-		r.literal += open
-		r.exprs++
-		if expr := t[open+1 : open+end]; strings.HasPrefix(expr, "+") || strings.HasPrefix(expr, "#") || strings.HasPrefix(expr, "/") {
-			r.wide++
-		}
-		t = t[open+end+1:]
-	}
-	return r
-}
-
-// moreSpecific reports whether r ranks strictly above s.
-func (r templateRank) moreSpecific(s templateRank) bool {
-	switch {
-	case r.prefix != s.prefix:
-		return r.prefix > s.prefix
-	case r.literal != s.literal:
-		return r.literal > s.literal
-	case r.wide != s.wide:
-		return r.wide < s.wide
-	}
-	return r.exprs < s.exprs
-}
 
 // uriOwner is the server that owns uri, running or down (see above); nil
 // when none does, or its owner is still starting. It only looks: it never
@@ -77,24 +31,16 @@ func (a *Aggregator) uriOwner(uri string) *child {
 		}
 	}
 	var best *child
-	var bestRank templateRank
+	var bestRank uritemplate.Rank
 	for _, c := range cs {
 		if !c.settled() {
 			continue
 		}
-		if r, ok := c.templateMatch(uri); ok && (best == nil || r.moreSpecific(bestRank)) {
+		if r, ok := c.templateMatch(uri); ok && (best == nil || r.MoreSpecific(bestRank)) {
 			best, bestRank = c, r
 		}
 	}
 	return best
-}
-
-// settled reports whether the child runs, or has failed or was stopped:
-// whether what it listed is its own (owners.go).
-func (c *child) settled() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.state != stateStarting
 }
 
 // unavailable is the error for a request about uri, whose owner is down.

@@ -201,25 +201,3 @@ func TestElicitationCompleteComesOnlyFromTheOwner(t *testing.T) {
 		}
 	}
 }
-
-// Of two templates that match a URI, the more specific wins: the longer
-// literal prefix, then more literal text, then fewer wide expressions,
-// then fewer expressions.
-func TestTemplateRank(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ more, less string }{
-		{"file:///docs/{name}", "file:///{+path}"},
-		{"db://users/{id}", "db://{table}/rows"},
-		{"x://a/{b}/c", "x://a/{b}/{c}"},
-		{"x://a/{b}", "x://a/{+b}"},
-		{"x://a/{b}", "x://a/{/b}"},
-		{"x://a/{b}", "x://a/{b}{c}"},
-	} {
-		if !rankTemplate(tc.more).moreSpecific(rankTemplate(tc.less)) || rankTemplate(tc.less).moreSpecific(rankTemplate(tc.more)) {
-			t.Errorf("%s must rank above %s", tc.more, tc.less)
-		}
-	}
-	if r := rankTemplate("x://{a}"); r.moreSpecific(r) {
-		t.Error("a template ranks above itself")
-	}
-}

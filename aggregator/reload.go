@@ -69,7 +69,7 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 		go func() {
 			defer wg.Done()
 			defer close(r.done)
-			r.c.retire(r.why)
+			r.c.Retire(r.why)
 			a.listens.forgetChild(r.c)
 		}()
 	}
@@ -77,12 +77,12 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	wg.Wait()
 	for _, c := range started {
 		select {
-		case <-c.ready: // start bounds it by the start-up timeout
+		case <-c.Ready(): // start bounds it by the start-up timeout
 		case <-a.life.ctx.Done():
 			return
 		}
-		if st := c.status(); st.failure != nil {
-			a.log.Debugf("config reloaded: server %q did not start: %v", c.key, st.failure)
+		if st := c.Status(); st.Failure != nil {
+			a.log.Debugf("config reloaded: server %q did not start: %v", c.key, st.Failure)
 		} else {
 			a.log.Debugf("config reloaded: server %q started", c.key)
 		}
@@ -124,13 +124,14 @@ func diffServers(a *Aggregator, old []*child, servers []config.Server) (next, ad
 			}
 			continue
 		}
-		nc := newChild(a.host, s)
+		var after <-chan struct{}
 		if ok {
 			r := retiring{c, "changed in the config: " + changeOf(c.server, s), make(chan struct{})}
 			retired = append(retired, r)
-			nc.after = r.done // its process starts once the old one has stopped
-			kept[c] = true    // not "removed" below
+			after = r.done // its process starts once the old one has stopped
+			kept[c] = true // not "removed" below
 		}
+		nc := newChild(a.host, s, after)
 		next, added = append(next, nc), append(added, nc)
 	}
 	for _, c := range old {
@@ -183,7 +184,7 @@ type listsTouched struct{ unregistered bool }
 
 func (t listsTouched) or(caps capabilities.Server) listsTouched {
 	for i := range listKinds {
-		if k := &listKinds[i]; k.registered == nil && k.offered(caps) {
+		if k := &listKinds[i]; k.registered == nil && k.Offered(caps) {
 			t.unregistered = true
 		}
 	}
@@ -210,42 +211,7 @@ func (a *Aggregator) announceReload(before *registry, touched listsTouched) {
 			changed = !bytes.Equal(k.registered(before), k.registered(after))
 		}
 		if changed {
-			a.tellClient(k.changed)
+			a.tellClient(k.Changed)
 		}
 	}
-}
-
-// retire stops the child for a reload that removed or changed its entry:
-// politely, as at shutdown (hurried if the shutdown is), but its calls in
-// flight end at once with an error naming it and the reload, its requests
-// to the client are cancelled and its unfinished tasks fail. Its lists
-// leave with no announcement of their own: Reload makes one for all.
-func (c *child) retire(why string) {
-	err := c.errorf("was stopped: %s (config reloaded)", why)
-	c.mu.Lock()
-	live := c.state != stateFailed && c.state != stateStopped
-	if live {
-		c.state, c.failure = stateStopped, err
-		close(c.ended)
-	}
-	c.mu.Unlock()
-	if c.settle() { // never spawned: nothing to stop
-		c.markInited()
-		c.markReady()
-		return
-	}
-	<-c.spawned
-	if live {
-		for _, r := range c.incoming.takeAll() {
-			r.cancel(err)
-		}
-		c.failTasks(toldClient(err))
-		c.markInited()
-		c.markReady()
-	}
-	if c.conn == nil {
-		return
-	}
-	c.conn.Close(err)
-	c.stopProcess()
 }

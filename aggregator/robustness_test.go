@@ -32,16 +32,12 @@ func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
 		a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: capabilities.ParseClient([]byte(`{"sampling":{}}`))})
 		c := a.children()[0]
 		c.up = a.client.conn.NewLane()
-		proc := startFake(func(string, []byte) string { return "" })
-		c.proc = proc
-		c.conn = jsonrpc.NewConn(nil, io.Discard, jsonrpc.Options{})
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() { defer wg.Done(); c.relayToClient(m) }()
-		go func() { defer wg.Done(); c.drop(errors.New("gone")) }()
+		go func() { defer wg.Done(); c.Drop(errors.New("gone")) }()
 		wg.Wait()
-		a.life.handlers.Wait() // the process reaped
-		proc.Stop()
+		a.life.handlers.Wait()
 		if n := len(a.relay.progress.takeAll()); n > 0 {
 			t.Fatalf("run %d: %d progress routes left behind by a dropped child", i, n)
 		}
@@ -121,7 +117,7 @@ func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	read()
 	fake.stdoutW.Close() // its output ends; the process lives on
-	<-h.a.children()[0].conn.Done()
+	<-h.a.children()[0].Conn().Done()
 	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"alpha:echo","arguments":{}}}`)
 	send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	if line := read(); line != `{"jsonrpc":"2.0","id":4,"result":{}}` {

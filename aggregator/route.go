@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/shape"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -162,7 +163,7 @@ func (a *Aggregator) forward(c *call, t target) {
 		// remove the entry.
 		c.p.progressTo = nil
 	}
-	via := t.child.conn.Lane()
+	via := t.child.Conn().Lane()
 	id, cancelled, err := c.send(via, c.method, c, params...)
 	if err != nil {
 		c.Answered(nil, err)
@@ -180,10 +181,10 @@ func (a *Aggregator) forward(c *call, t target) {
 // exchange goes to the call waiting for it, if any (input_modern.go).
 func (c *call) Answered(resp *jsonrpc.Message, err error) {
 	if resp != nil && resp.Duplicate != "" {
-		resp, err = nil, c.child.duplicateAnswer(resp.Duplicate)
+		resp, err = nil, c.child.DuplicateAnswer(resp.Duplicate)
 	} else if resp != nil {
-		if problem := answerProblem(resp); problem != "" {
-			resp, err = nil, c.child.malformedAnswer(problem)
+		if problem := shape.Answer(resp); problem != "" {
+			resp, err = nil, c.child.MalformedAnswer(problem)
 		}
 	}
 	if x := c.exchange; x != nil {
@@ -200,7 +201,7 @@ func (c *call) Answered(resp *jsonrpc.Message, err error) {
 // if it has one. A child that is gone is named in the error.
 func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	if err != nil {
-		c.child.explain(err, func(err error) {
+		c.child.Explain(err, func(err error) {
 			c.answer(errorLine(c.id, jsonrpc.CodeInternalError, err.Error()))
 		})
 		return

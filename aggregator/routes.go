@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -100,12 +100,10 @@ func (a *Aggregator) downOwner(name string) *child {
 
 // downState says, for an error, how a server that is not running ended.
 func (c *child) downState() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case c.state == stateStopped:
+	switch st := c.Status(); {
+	case st.State == server.Stopped:
 		return "was stopped"
-	case c.startup == 0:
+	case st.Startup == 0:
 		return "failed to start"
 	}
 	return "stopped working and was dropped"
@@ -208,7 +206,7 @@ func (a *Aggregator) resourceOwner(ctx context.Context, uri string) *child {
 	if c := a.uriOwner(uri); c != nil {
 		return c
 	}
-	a.refreshEach(ctx, a.resourceChildren(), "resources/list", (*child).refreshResources)
+	a.refreshEach(ctx, a.resourceChildren(), "resources/list", refreshResources)
 	return a.uriOwner(uri)
 }
 
@@ -221,42 +219,4 @@ func (a *Aggregator) templateOwner(uriTemplate string) *child {
 		}
 	}
 	return nil
-}
-
-// templateMatcher turns an RFC 6570 URI template into a regular expression
-// that matches the URIs it can expand to.
-func templateMatcher(t string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	for len(t) > 0 {
-		open := strings.IndexByte(t, '{')
-		if open < 0 {
-			b.WriteString(regexp.QuoteMeta(t))
-			break
-		}
-		b.WriteString(regexp.QuoteMeta(t[:open]))
-		end := strings.IndexByte(t[open:], '}')
-		if end < 0 {
-			b.WriteString(regexp.QuoteMeta(t[open:]))
-			break
-		}
-		expr := t[open+1 : open+end]
-		switch {
-		case strings.HasPrefix(expr, "+"), strings.HasPrefix(expr, "#"):
-			b.WriteString(".*")
-		case strings.HasPrefix(expr, "?"), strings.HasPrefix(expr, "&"):
-			b.WriteString(`([?&][^#]*)?`)
-		case strings.HasPrefix(expr, "/"):
-			b.WriteString(`(/[^/?#]*)*`)
-		default:
-			b.WriteString(`[^/?#]*`)
-		}
-		t = t[open+end+1:]
-	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return regexp.MustCompile(`^$.`) // matches nothing
-	}
-	return re
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -75,7 +76,7 @@ func (s *sendState) cancel(cause error) (*jsonrpc.Lane, []byte) {
 // probe, ended by the start-up's own timeouts or a restart, are not: a
 // legacy server knows of no request before initialize.
 func tellCancelled(via *jsonrpc.Lane, id json.RawMessage, cause error) {
-	if errors.Is(cause, errStartupTimeout) || errors.Is(cause, errProbeTimeout) || errors.Is(cause, errRerun) {
+	if server.IsStartCancel(cause) {
 		return
 	}
 	sendCancelled(via, id, cause)

@@ -3,12 +3,14 @@ package aggregator
 import (
 	"fmt"
 	"testing"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/shape"
 )
 
 // BenchmarkShapeCheck: the check of 1,000 tool entries of a typical shape
 // (a description, an input schema of three properties, annotations), as
 // the aggregator makes it once per fetch of a server's tools/list
-// (entryProblem); a client's tools/list never pays it.
+// (shape.Entry); a client's tools/list never pays it.
 func BenchmarkShapeCheck(b *testing.B) {
 	entries := make([][]byte, 1000)
 	size := 0
@@ -23,7 +25,7 @@ func BenchmarkShapeCheck(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, e := range entries {
-			if p := entryProblem("tools/list", e); p != "" {
+			if p := shape.Entry("tools/list", e); p != "" {
 				b.Fatal(p)
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -50,7 +51,7 @@ func (w *startWaits) listsDone() <-chan struct{} {
 // beginClient begins the client's session with the plan its children are
 // started with: names are formed for the client it names. Nothing starts
 // yet: see demand.
-func (a *Aggregator) beginClient(clientName string, plan startPlan) {
+func (a *Aggregator) beginClient(clientName string, plan server.Plan) {
 	a.setNaming(clientName, a.opts.namingFor(clientName))
 	a.plan.Store(&plan)
 	a.log.Debugf("client %q: its first lists wait up to %v for servers still starting", clientName, a.opts.listWait(clientName))
@@ -64,9 +65,7 @@ func (a *Aggregator) demand(cs []*child) {
 		return
 	}
 	for _, c := range cs {
-		if c.launched.CompareAndSwap(false, true) {
-			a.life.goServe(func() { c.launch(*plan) })
-		}
+		c.Launch(*plan)
 	}
 }
 
@@ -142,7 +141,7 @@ func (a *Aggregator) awaitLists(ctx context.Context, _ *call) bool {
 	servers := a.servers.Load()
 	for _, c := range *servers {
 		select {
-		case <-c.ready:
+		case <-c.Ready():
 		case <-a.waits.listsDone():
 			return true
 		case <-ctx.Done():
@@ -174,7 +173,7 @@ func (a *Aggregator) awaitChildren(ctx context.Context, cs []*child) bool {
 	a.demand(cs)
 	for _, c := range cs {
 		select {
-		case <-c.ready:
+		case <-c.Ready():
 		case <-ctx.Done():
 			return false
 		}
@@ -237,7 +236,7 @@ func (a *Aggregator) awaitOwnerOf(ctx context.Context, uris []string) bool {
 	var pending []*child
 	for _, ch := range a.children() {
 		select {
-		case <-ch.ready:
+		case <-ch.Ready():
 		default:
 			pending = append(pending, ch)
 		}
@@ -248,7 +247,7 @@ func (a *Aggregator) awaitOwnerOf(ctx context.Context, uris []string) bool {
 	for _, ch := range pending {
 		go func() {
 			select {
-			case <-ch.ready:
+			case <-ch.Ready():
 				settled <- struct{}{}
 			case <-stop:
 			}
@@ -315,7 +314,7 @@ func (a *Aggregator) awaitAllReady() {
 	servers := a.servers.Load()
 	for _, c := range *servers {
 		select {
-		case <-c.ready:
+		case <-c.Ready():
 		case <-a.life.ctx.Done():
 			return
 		}

@@ -67,7 +67,7 @@ func once(key, patient string) func(*Aggregator, string) <-chan struct{} {
 		for _, c := range a.children() {
 			if c.key == key {
 				go func() {
-					<-c.ready
+					<-c.Ready()
 					close(done)
 				}()
 			}

@@ -41,7 +41,7 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 		} else {
 			pass = ch.listing.begin(a.relay.tasks.seq.Load())
 		}
-		resp, err := ch.call(ctx, "tasks/list", params)
+		resp, err := ch.Call(ctx, "tasks/list", params)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -76,7 +76,7 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 // was forgotten all the same before the page was done (a running task
 // makes room) is left out: its id would be unknown already.
 func (rt *relayTables) childTaskPage(ch *child, resp *jsonrpc.Message, pass int64) ([][]byte, []byte, error) {
-	items, err := ch.listEntries(resp, "tasks/list", "tasks")
+	items, err := ch.ListEntries(resp, "tasks/list", "tasks")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -57,3 +57,14 @@ func Append(dst, text []byte, keep rune) []byte {
 }
 
 const hex = "0123456789abcdef"
+
+// Clip is a peer's line as a log quotes it: its first 200 bytes in Go
+// syntax (every control character and invalid byte escaped), and its
+// length when it was cut.
+func Clip(line []byte) string {
+	const max = 200
+	if len(line) > max {
+		return strconv.Quote(string(line[:max])) + "... (" + strconv.Itoa(len(line)) + " bytes)"
+	}
+	return strconv.Quote(string(line))
+}

@@ -1,4 +1,7 @@
-package aggregator
+// Package shape checks the shape of what a server sends that the aggregator
+// passes on byte for byte: its list entries and the top level of its
+// answers, as the official SDK clients read them. Pure functions.
+package shape
 
 import (
 	"math"
@@ -20,18 +23,18 @@ import (
 //   - a list entry (tool, prompt, resource, resource template) is checked
 //     once, when its server's list is fetched: one that the MCP schema
 //     (as the official SDKs read it) refuses is left out, with a warning
-//     naming the server and the entry, once (entryProblem); tools/list
+//     naming the server and the entry, once (Entry); tools/list
 //     then stays a byte copy of the registry;
 //   - an answer to a relayed call is checked at its top level only
-//     (answerProblem): a result that is not an object, an error without
+//     (Answer): a result that is not an object, an error without
 //     an integer code or a string message, is replaced by an error naming
 //     the server. A well-formed answer is never re-encoded.
 
-// answerProblem says what makes a server's answer one a client cannot
+// Answer says what makes a server's answer one a client cannot
 // read, or "" when its top level is well formed: a result that is an
 // object, or an error object with an integer "code" and a string
 // "message". It looks at the error's members only, never into a result.
-func answerProblem(resp *jsonrpc.Message) string {
+func Answer(resp *jsonrpc.Message) string {
 	if resp.Error == nil {
 		if len(resp.Result) == 0 || resp.Result[0] != '{' {
 			return "its result is not an object"
@@ -56,12 +59,6 @@ func isInteger(raw []byte) bool {
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
-}
-
-// malformedAnswer is the error that replaces a server's answer a client
-// could not read.
-func (c *child) malformedAnswer(problem string) error {
-	return c.errorf("sent a malformed answer (%s): it is not passed on", problem)
 }
 
 // A checker checks one member's value and says what is wrong with it, or
@@ -98,9 +95,9 @@ var entryShapes = map[string]*entryShape{
 	}},
 }
 
-// entryProblem says what makes entry, an element of a list of method, one
+// Entry says what makes entry, an element of a list of method, one
 // that the MCP schema refuses, or "" when it is well formed.
-func entryProblem(method string, entry []byte) string {
+func Entry(method string, entry []byte) string {
 	shape := entryShapes[method]
 	if shape == nil {
 		return ""
@@ -311,31 +308,10 @@ func isDateTime(key string, v []byte) string {
 	return strconv.Quote(key) + " is not a date and time (RFC 3339)"
 }
 
-// appendWellFormed appends to all the entries of items (entries first,
-// first+1, ... of the child's list of method) that the MCP schema accepts,
-// repaired where what is missing is certain (repaired); each one it
-// refuses is left out. Each entry left out or repaired is reported
-// (reportEntry).
-func (c *child) appendWellFormed(all [][]byte, method string, items [][]byte, first int) [][]byte {
-	for i, it := range items {
-		fixed, repair := repaired(method, it)
-		if repair != "" {
-			c.reportEntry(method, it, first+i, repair+" added")
-		}
-		problem := entryProblem(method, fixed)
-		if problem == "" {
-			all = append(all, fixed)
-			continue
-		}
-		c.reportEntry(method, it, first+i, "left out: "+problem+", which clients refuse")
-	}
-	return all
-}
-
-// repaired returns entry with what is missing added where what it means
+// Repaired returns entry with what is missing added where what it means
 // is certain, and says what was added: a tool without "inputSchema" takes
 // any arguments, {"type":"object"}.
-func repaired(method string, entry []byte) ([]byte, string) {
+func Repaired(method string, entry []byte) ([]byte, string) {
 	if method != "tools/list" || len(entry) == 0 || entry[0] != '{' {
 		return entry, ""
 	}
@@ -349,25 +325,11 @@ func repaired(method string, entry []byte) ([]byte, string) {
 	return fixed, `"inputSchema" {"type":"object"} (any arguments)`
 }
 
-// reportEntry warns, once for as long as the child runs, that the entry
-// at index of its list of method was left out or repaired: what says
-// which and why.
-func (c *child) reportEntry(method string, entry []byte, index int, what string) {
-	which := "entry " + strconv.Itoa(index)
-	if name, ok := jsonrpc.StringMember(entry, "name"); ok {
-		which = entryShapes[method].kind + " " + strconv.Quote(name)
+// Kind names the kind of entry a list method lists ("tool", "prompt",
+// "resource", "resource template"), or "" for another method.
+func Kind(method string) string {
+	if shape := entryShapes[method]; shape != nil {
+		return shape.kind
 	}
-	key := method + "\x00" + which + "\x00" + what
-	c.mu.Lock()
-	seen := c.lists.reported[key]
-	if !seen {
-		if c.lists.reported == nil {
-			c.lists.reported = make(map[string]bool)
-		}
-		c.lists.reported[key] = true
-	}
-	c.mu.Unlock()
-	if !seen {
-		c.host.log.Warnf("server %q: %s: %s: %s", c.key, method, which, what)
-	}
+	return ""
 }

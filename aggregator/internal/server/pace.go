@@ -1,8 +1,8 @@
-package aggregator
+package server
 
 import "time"
 
-// A server's reader is paced two ways, in child.pace: by room in its lane
+// A server's reader is paced two ways, in Server.pace: by room in its lane
 // into the client's queue (laneRoom), and by the rate of its messages.
 // Both are flow control: the server's output waits in its
 // own pipe, and nothing is dropped or reordered.
@@ -10,7 +10,7 @@ import "time"
 // notifyRate is how many messages a second (notifications, and lines that
 // are not JSON-RPC; a request to the client counts as perRequest of them)
 // one server may send on average beyond what its answers earn, with bursts
-// of up to notifyBurst: a server that sends more is read more slowly, so
+// of up to NotifyBurst: a server that sends more is read more slowly, so
 // that a flood of logs, progress or sampling requests from one server
 // (hundreds of thousands a second) cannot take the CPU that the other
 // servers' answers need. Each answer to a request of the aggregator's
@@ -18,7 +18,7 @@ import "time"
 // never held back, however fast the calls come.
 const (
 	notifyRate  = 10_000
-	notifyBurst = 10_000
+	NotifyBurst = 10_000
 	perRequest  = 4
 	perAnswer   = 16
 )
@@ -44,35 +44,35 @@ func (b *notifyBucket) take(now time.Time, cost float64) time.Duration {
 // answered earns the tokens of one answer (up to a burst).
 func (b *notifyBucket) answered(now time.Time) {
 	b.refill(now)
-	b.tokens = min(b.tokens+perAnswer, notifyBurst)
+	b.tokens = min(b.tokens+perAnswer, NotifyBurst)
 }
 
 func (b *notifyBucket) refill(now time.Time) {
 	if b.at.IsZero() {
-		b.tokens = notifyBurst
+		b.tokens = NotifyBurst
 	} else {
-		b.tokens = min(b.tokens+now.Sub(b.at).Seconds()*notifyRate, notifyBurst)
+		b.tokens = min(b.tokens+now.Sub(b.at).Seconds()*notifyRate, NotifyBurst)
 	}
 	b.at = now
 }
 
-// pacing is the clock a server's reader reads its rate by, and how it
+// Pacing is the clock a server's reader reads its rate by, and how it
 // waits; the zero value is time.Now and a timer that shutdown cuts short.
-type pacing struct {
-	now  func() time.Time
-	wait func(d time.Duration, stop <-chan struct{})
+type Pacing struct {
+	Now  func() time.Time
+	Wait func(d time.Duration, stop <-chan struct{})
 }
 
-func (p pacing) clock() time.Time {
-	if p.now != nil {
-		return p.now()
+func (p Pacing) clock() time.Time {
+	if p.Now != nil {
+		return p.Now()
 	}
 	return time.Now()
 }
 
-func (p pacing) sleep(d time.Duration, stop <-chan struct{}) {
-	if p.wait != nil {
-		p.wait(d, stop)
+func (p Pacing) sleep(d time.Duration, stop <-chan struct{}) {
+	if p.Wait != nil {
+		p.Wait(d, stop)
 		return
 	}
 	t := time.NewTimer(d)
@@ -80,5 +80,26 @@ func (p pacing) sleep(d time.Duration, stop <-chan struct{}) {
 	select {
 	case <-t.C:
 	case <-stop:
+	}
+}
+
+// pace holds the server's reader while what it sent the client waits to
+// be written (Events.Pace: the client's pace is the server's), and while
+// it sends messages faster than notifyRate: an answer to one of the
+// aggregator's requests earns, every other line (a request, a
+// notification, a line that is not JSON-RPC or is blank, an answer to
+// nothing) costs.
+func (s *Server) pace(answered bool) {
+	done := s.set.Life.Context().Done()
+	s.events.Pace(done)
+	cost := max(s.lineCost, 1)
+	s.lineCost = 0
+	p := s.set.Pacing
+	if answered {
+		s.notifies.answered(p.clock())
+		return
+	}
+	if d := s.notifies.take(p.clock(), cost); d > 0 {
+		p.sleep(d, done)
 	}
 }

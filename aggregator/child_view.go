@@ -1,0 +1,111 @@
+package aggregator
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/uritemplate"
+)
+
+// What the session reads of a server's lists, each a snapshot taken under
+// the server's lock (server.Status).
+
+// namedEntry is a tool or prompt as the registry names it: a server's
+// entry, under its exposed name.
+type namedEntry struct {
+	name    string // the server's name, decoded; a renamed tool's exposed name (filter.go)
+	rawName []byte // the server's name token, as it wrote it
+	raw     []byte // the whole entry
+	renamed bool   // name is the exposed name its config entry gives it, not the server's
+}
+
+func namedEntries(es []server.Entry) []namedEntry {
+	out := make([]namedEntry, len(es))
+	for i, e := range es {
+		out[i] = namedEntry{name: e.Name, rawName: e.RawName, raw: e.Raw}
+	}
+	return out
+}
+
+// entryNames are the names of entries es.
+func entryNames(es []server.Entry) []string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// named returns the child's tools and prompts, and whether it runs.
+func (c *child) named() (tools, prompts []namedEntry, ok bool) {
+	st := c.Status()
+	return namedEntries(st.Lists.Tools), namedEntries(st.Lists.Prompts), st.State == server.Running
+}
+
+// servesApp reports whether the child serves MCP Apps (it declared the
+// extension or lists a ui:// resource) and lists a tool named name that
+// its entry does not hide.
+func (c *child) servesApp(name string) bool {
+	if _, exposed := c.toolView().expose(name); !exposed {
+		return false // a hidden tool is called by no name
+	}
+	st := c.Status()
+	if st.State != server.Running || !slices.ContainsFunc(st.Lists.Tools, func(e server.Entry) bool { return e.Name == name }) {
+		return false
+	}
+	if st.Caps.Apps {
+		return true
+	}
+	for uri := range st.Lists.Resources {
+		if strings.HasPrefix(uri, "ui://") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasResource reports whether the child listed uri.
+func (c *child) hasResource(uri string) bool {
+	_, ok := c.Status().Lists.Resources[uri]
+	return ok
+}
+
+// templateFor reports whether one of the child's templates is exactly
+// uriTemplate.
+func (c *child) templateFor(uriTemplate string) bool {
+	return slices.ContainsFunc(c.Status().Lists.Templates, func(t server.Template) bool { return t.Text == uriTemplate })
+}
+
+// templateMatch returns the rank of the most specific of the child's
+// templates that matches uri, and whether one does.
+func (c *child) templateMatch(uri string) (uritemplate.Rank, bool) {
+	var best uritemplate.Rank
+	found := false
+	for _, t := range c.Status().Lists.Templates {
+		if t.Matches(uri) && (!found || t.Rank.MoreSpecific(best)) {
+			best, found = t.Rank, true
+		}
+	}
+	return best, found
+}
+
+// resourceEntries and templateEntries return the raw entries of the
+// child's resource lists, in its order.
+func (c *child) resourceEntries() [][]byte { return c.Status().Lists.ResourceList }
+
+func (c *child) templateEntries() [][]byte {
+	ts := c.Status().Lists.Templates
+	raw := make([][]byte, 0, len(ts))
+	for _, t := range ts {
+		raw = append(raw, t.Raw)
+	}
+	return raw
+}
+
+// hint returns one of the child's caching hints.
+func (c *child) hint(which func(*server.Hints) eras.Hint) eras.Hint {
+	h := c.Status().Lists.Hints
+	return which(&h)
+}
