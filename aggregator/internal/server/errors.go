@@ -40,21 +40,21 @@ func (s *Server) Explain(err error, say func(error)) {
 	if errors.Is(err, jsonrpc.ErrClosed) && s.Failed() == nil && s.set.Life.Go(func() { say(s.lostAtEnd(err)) }) {
 		return
 	}
-	say(s.Lost(err))
+	say(s.lost(err))
 }
 
-// lostAtEnd is Lost once the watcher has said how the server ended, when
+// lostAtEnd is lost once the watcher has said how the server ended, when
 // err says that its connection closed. It may wait: never on a reader.
 func (s *Server) lostAtEnd(err error) error {
 	if errors.Is(err, jsonrpc.ErrClosed) {
 		<-s.ended
 	}
-	return s.Lost(err)
+	return s.lost(err)
 }
 
-// Lost is the error to give the client for a call that the server could
+// lost is the error to give the client for a call that the server could
 // not answer: how the server ended, once it has, else err naming it.
-func (s *Server) Lost(err error) error {
+func (s *Server) lost(err error) error {
 	if failure := s.Failed(); failure != nil {
 		return ToldClient(failure)
 	}

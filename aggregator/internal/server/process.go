@@ -15,12 +15,12 @@ import (
 // reload.
 
 // spawnOnce starts the process and its connection (spawn), once, unless
-// Settle said it never will.
+// settle said it never will.
 func (s *Server) spawnOnce() { s.once.spawn.Do(s.spawn) }
 
-// Settle makes a server that was never spawned stay so (at shutdown, or
+// settle makes a server that was never spawned stay so (at shutdown, or
 // when a reload retires it): it reports whether it was never spawned.
-func (s *Server) Settle() (never bool) {
+func (s *Server) settle() (never bool) {
 	s.once.spawn.Do(func() {
 		never = true
 		close(s.gone)
@@ -164,7 +164,7 @@ func (s *Server) Drop(err error) {
 // shutdown is hurried, and waits until it is gone, its reader has
 // delivered its last answers and its connection writes no more.
 func (s *Server) Stop() {
-	if s.Settle() {
+	if s.settle() {
 		s.Drop(ErrShuttingDown) // marks it stopped
 		return
 	}
@@ -192,7 +192,7 @@ func (s *Server) Retire(why string) {
 		close(s.ended)
 	}
 	s.mu.Unlock()
-	if s.Settle() { // never spawned: nothing to stop
+	if s.settle() { // never spawned: nothing to stop
 		s.markInited()
 		s.markReady()
 		return

@@ -122,7 +122,7 @@ type Server struct {
 	set    *Settings
 	events Events
 
-	spawned  chan struct{} // closed once spawn has finished, either way, or it never will (Settle)
+	spawned  chan struct{} // closed once spawn has finished, either way, or it never will (settle)
 	inited   chan struct{} // closed once initialize was answered or failed
 	ready    chan struct{} // closed once running with lists fetched, or failed
 	once     struct{ spawn, inited, ready, start sync.Once }
@@ -185,12 +185,9 @@ func (s *Server) Modern() bool { return s.modern.Load() }
 // Launched reports whether a request needed the server: its launch began.
 func (s *Server) Launched() bool { return s.launched.Load() }
 
-// Inited is closed once the server answered initialize (or its probe), or
-// failed; Ready once it runs with its lists fetched, or failed; Ended
-// once it was dropped or stopped.
-func (s *Server) Inited() <-chan struct{} { return s.inited }
-func (s *Server) Ready() <-chan struct{}  { return s.ready }
-func (s *Server) Ended() <-chan struct{}  { return s.ended }
+// Ready is closed once the server runs with its lists fetched, or has
+// failed.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 func (s *Server) markInited() { s.once.inited.Do(func() { close(s.inited) }) }
 func (s *Server) markReady()  { s.once.ready.Do(func() { close(s.ready) }) }
