@@ -17,7 +17,7 @@ import (
 // (e2e/isolation_test.go, e2e/isolation_bench_test.go). They are listed and
 // served only with -hostile, so that the test server's tool list stays the
 // same for every other test. Reading stdin slowly is the tool deaf, and
-// crashing the tool crash, both in tools.go.
+// crashing the tool crash, both in tools_answer.go.
 //
 // With -exit-on-discover FILE the server behaves as some legacy servers do
 // on the 2026-07-28 probe: it exits on server/discover if FILE does not
