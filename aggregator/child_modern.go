@@ -2,22 +2,7 @@ package aggregator
 
 import "github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 
-// What a child's notifications become for the client's era, and what the
-// aggregator asks a child of the other era.
-
-// notifyClient passes a child's notification to the client, as the
-// client's era has it (clientEra.notification). Acknowledgements of the
-// aggregator's own listens stay here.
-func (c *child) notifyClient(m *jsonrpc.Message) {
-	up := c.host.client.conn
-	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
-		return
-	}
-	if c.host.client.era().notification(c, m) {
-		return
-	}
-	c.up.Notify(m.Method, c.host.relay.relatedToClient(c, m.Params))
-}
+// What the aggregator asks a child of the other era: a log level, a listen.
 
 // logLevelFor sets a legacy child that has logging to the level a modern
 // request to it asks for, before the request goes (the line is queued

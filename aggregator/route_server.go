@@ -11,6 +11,28 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// What a server sends takes one route, which this file reads top to
+// bottom, as route.go does a client's request:
+//
+//  1. admit: the server's reader (package server) hands the session each
+//     request and notification but a list's change (Message); until the
+//     client is initialized they wait at the gate (gate.go), within a
+//     bound;
+//  2. a request goes to the client as the client's era has it
+//     (clientEra.relayRequest): a legacy client gets it under a fresh id
+//     (requestClient), after the checks of what the client declared, with
+//     its progress token renamed; a modern client gets it in the
+//     input_required answer of the call it belongs to (input_modern.go);
+//  3. the client's answer comes back on the client's reader (Answered)
+//     and goes to the server under the server's own id; a cancel by either
+//     side, the server's end or the client's silence ends it (cancel,
+//     expire);
+//  4. a notification is handled by its entry in childNotifications
+//     (progress, cancelled, a task's status, what only a URI's or an
+//     elicitation's owner may say) or goes up as the client's era has it
+//     (notifyClient), on the server's lane into the client's queue, so
+//     that the server's pace is the client's.
+
 // Message receives each request and notification of the server but its
 // lists' changes (server.Events), on its reader goroutine. Until the
 // client is initialized, they wait at the gate, within a bound.
@@ -41,6 +63,20 @@ func (c *child) dispatch(m *jsonrpc.Message) {
 		return
 	}
 	c.notifyClient(m)
+}
+
+// notifyClient passes a child's notification to the client, as the
+// client's era has it (clientEra.notification). Acknowledgements of the
+// aggregator's own listens stay here.
+func (c *child) notifyClient(m *jsonrpc.Message) {
+	up := c.host.client.conn
+	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
+		return
+	}
+	if c.host.client.era().notification(c, m) {
+		return
+	}
+	c.up.Notify(m.Method, c.host.relay.relatedToClient(c, m.Params))
 }
 
 // cancelled is the child's notifications/cancelled of one of its requests
