@@ -21,7 +21,7 @@
 // always goes through jsonrpc.Lane.Cancel.
 //
 // A child line is parsed by the child's Conn and handed to child.handle
-// (child_messages.go): requests go up to the client under fresh ids,
+// (route_server.go): requests go up to the client under fresh ids,
 // notifications by the child method table; until the client is
 // initialized they wait at the gate (gate.go).
 //
@@ -156,7 +156,7 @@ type Options struct {
 	// Compound are the compound tools (compound.go).
 	Compound []config.Compound
 
-	// pacing is the clock and the wait of a server's reader (pace.go);
+	// pacing is the clock and the wait of a server's reader (package server, pace.go);
 	// the zero value is the real ones. Tests set it.
 	pacing server.Pacing
 	// graces are how long the session waits for what usually comes

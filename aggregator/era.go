@@ -13,7 +13,7 @@ import (
 // no handshake, every request carries its version and the client's
 // capabilities in _meta). The client's era is settled by its first
 // request that is served; each child's by how it answers its probe
-// (child_start.go). What differs between the eras is asked of adapter.go.
+// (package server, start.go). What differs between the eras is asked of adapter.go.
 type era int
 
 // ModernVersion is the stateless protocol version the aggregator speaks;

@@ -61,7 +61,7 @@ func (c *call) rounds(ctx context.Context, resp *jsonrpc.Message) {
 		}
 		next, err := c.child.Conn().Call(ctx, c.method, params)
 		if err == nil && next.Duplicate != "" {
-			next, err = nil, c.child.DuplicateAnswer(next.Duplicate) // see duplicates.go
+			next, err = nil, c.child.DuplicateAnswer(next.Duplicate) // see package server, checks.go
 		}
 		if err != nil {
 			if ctx.Err() != nil {

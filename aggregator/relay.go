@@ -10,7 +10,7 @@ import (
 // servers, besides a call's own id: the progress tokens of servers'
 // requests handed to the client, the servers' tasks under the ids the
 // client knows, and the client's tasks run for servers. Their methods are
-// in progress (child_messages.go), tasks.go, tasks_room.go and
+// in progress (route_server.go), tasks.go, tasks_room.go and
 // client_tasks.go. The Aggregator and each child share them.
 type relayTables struct {
 	log         *Logger

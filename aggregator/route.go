@@ -176,7 +176,7 @@ func (a *Aggregator) forward(c *call, t target) {
 
 // Answered is the child's answer (or the error that ended the child's
 // connection), on the goroutine that received it. An answer with a member
-// twice, or one a client could not read (shape.go), becomes an error
+// twice, or one a client could not read (package shape), becomes an error
 // naming the child. The answer to an
 // exchange goes to the call waiting for it, if any (input_modern.go).
 func (c *call) Answered(resp *jsonrpc.Message, err error) {

@@ -11,7 +11,7 @@ import (
 )
 
 // The tests of what the aggregator does with a server's answers and list
-// entries that a client cannot read (shape.go).
+// entries that a client cannot read (package shape).
 
 // deep is a JSON value nested n arrays deep.
 func deep(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }

@@ -9,7 +9,7 @@ import (
 // BenchmarkToolsList1000: tools/list of one server with 1,000 tools (plus
 // the test server's own), directly and through the aggregator. The
 // aggregator checks the shape of every entry once, when it fetches the
-// server's list (aggregator/shape.go); the client's tools/list is then a
+// server's list (aggregator/internal/shape); the client's tools/list is then a
 // copy of the list it keeps, so it answers faster than the server itself
 // (which builds its answer at every call). BenchmarkShapeCheck, in
 // aggregator/, measures the check.
