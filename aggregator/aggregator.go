@@ -20,7 +20,7 @@
 // relayed either way is sent and taken back as send.go says: a cancel
 // always goes through jsonrpc.Lane.Cancel.
 //
-// A child line is parsed by the child's Conn and handed to child.handle
+// A child line is parsed by the child's Conn (package server) and handed to child.Message
 // (route_server.go): requests go up to the client under fresh ids,
 // notifications by the child method table; until the client is
 // initialized they wait at the gate (gate.go).
