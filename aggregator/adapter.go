@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"bytes"
-	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
@@ -121,16 +120,11 @@ func (c *call) resourceNotFound(uri string) []byte {
 // serverEra is what differs in how the aggregator speaks to a server of
 // one era.
 type serverEra interface {
-	// ownRequest is the params of a request the aggregator sends the
-	// server on its own (a list, a probe, a listen): a modern server's
-	// carry the _meta of a request (meta, made only when needed).
-	ownRequest(params []byte, meta func() []byte) []byte
-	// listHint is the caching hint of a page of a list; ok is false when
-	// the era has none.
-	listHint(result []byte) (h eras.Hint, ok bool)
 	// opened runs once the server's session is open, before its lists are
 	// fetched, so that no change in between is missed: a modern server is
-	// listened to; a legacy one gets the log level the client set before.
+	// listened to; a legacy one gets the log level the client set before,
+	// and a warning is logged when it speaks another version than the
+	// client agreed.
 	opened(c *child)
 	// rootsChanged passes the client's notifications/roots/list_changed
 	// on, where the era has it.
@@ -169,9 +163,10 @@ func (c *child) era() serverEra {
 // legacyServer is a server of the 2025-11-25 era or older.
 type legacyServer struct{}
 
-func (legacyServer) ownRequest(params []byte, _ func() []byte) []byte { return params }
-func (legacyServer) listHint([]byte) (eras.Hint, bool)                { return eras.Hint{}, false }
-func (legacyServer) opened(c *child)                                  { c.catchUpLevel() }
+func (legacyServer) opened(c *child) {
+	c.host.client.era().serverVersion(c, c.Status().Version)
+	c.catchUpLevel()
+}
 func (legacyServer) rootsChanged(c *child, params []byte) {
 	c.Conn().Notify("notifications/roots/list_changed", params)
 }
@@ -188,12 +183,6 @@ func (legacyServer) isModern() bool        { return false }
 // modernServer is a server of the 2026-07-28 era.
 type modernServer struct{}
 
-func (modernServer) ownRequest(params []byte, meta func() []byte) []byte {
-	return eras.WithMeta(params, meta())
-}
-func (modernServer) listHint(result []byte) (eras.Hint, bool) {
-	return eras.ReadHint(result, time.Now()), true
-}
 func (modernServer) opened(c *child)                                        { c.listenForChanges() }
 func (modernServer) rootsChanged(*child, []byte)                            {} // the era has no such notification
 func (modernServer) setsLevelAlone() bool                                   { return false }

@@ -53,22 +53,22 @@
 //
 //  0. Aggregator.reloadMu: a reload holds it while it stops and starts
 //     servers and waits for them (bounded by the start-up timeout);
-//     Serve, while it spawns the children, and shutdown, to wait for a
+//     Serve, while it begins the session, and shutdown, to wait for a
 //     reload under way, take it alone;
-//  1. child.refreshing: a refresh holds it across its requests to the
-//     child (bounded by the start-up timeout), the rebuild and the
-//     client's list_changed;
+//  1. server.Server.refreshing: a refresh holds it across its requests to
+//     the server (bounded by the start-up timeout), the rebuild and the
+//     client's list_changed (child.ListChanged);
 //  2. Aggregator.regMu (a rebuild), listenSet.mu (a modern client's
 //     streams), exchange.mu (a call's input rounds), taskTable.sweeping
 //     (only ever TryLock) and stdio.Restartable's (held while a server is
 //     started again): none of them is taken under another of them;
-//  3. child.mu (a rebuild reads every child's lists; a log level is sent
-//     under it, in order);
+//  3. server.Server.mu (a rebuild reads every server's lists; a log level
+//     is sent under it, in order);
 //  4. the leaves, under which no other lock is taken: lifetime.mu,
 //     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
-//     urlElicitations.mu, Logger.mu, Logger.hideMu, and a
+//     urlElicitations.mu, startWaits.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //

@@ -6,8 +6,10 @@ import (
 )
 
 // idTable maps the ids of one id space (a peer's request ids, the
-// progress tokens handed to the client) to what they stand for. Every id
-// mapping of the aggregator is one, with one rule for cleanup: an entry
+// progress tokens handed to the client) to what they stand for. The id
+// mappings of calls, servers' requests, progress tokens and tasks are
+// idTables (docs/architecture.md lists them, and the few that are not),
+// with one rule for cleanup: an entry
 // leaves its table exactly once, taken by whichever comes first of its
 // answer, its cancel, or the end of either peer (take, remove, takeAll),
 // and whoever took it finishes it: answers, tells the other side, forgets

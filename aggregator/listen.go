@@ -15,7 +15,7 @@ import (
 // a listen of its own for them, a legacy child resources/subscribe (one
 // per URI, however many of the client's streams want it).
 type listenSet struct {
-	mu       sync.Mutex // protects the fields below; outside child.mu (see the package doc)
+	mu       sync.Mutex // protects the fields below; outside server.Server.mu (see the package doc)
 	open     []*listen
 	legacy   map[*child]map[string]int // resources/subscribe sent, by child and URI: how many streams want it
 	byChild  map[*child]map[string]*listen
@@ -282,8 +282,6 @@ type childURI struct {
 	uri string
 }
 
-// listChanged sends a list_changed notification on every stream that asked
-// for it.
 // wants reports whether an open stream asks for the list_changed method.
 func (s *listenSet) wants(method string) bool {
 	s.mu.Lock()
@@ -291,6 +289,8 @@ func (s *listenSet) wants(method string) bool {
 	return slices.ContainsFunc(s.open, func(l *listen) bool { return !l.c.isCancelled() && l.changes[method] })
 }
 
+// listChanged sends a list_changed notification on every stream that asked
+// for it.
 func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

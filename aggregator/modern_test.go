@@ -264,3 +264,25 @@ func TestModernTasksListHasResultType(t *testing.T) {
 		t.Errorf("tasks/list: %s", line)
 	}
 }
+
+// A legacy server that speaks another legacy version than the client
+// agreed is served as it is, with a warning naming both versions.
+func TestALegacyServerOfAnotherVersionIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	h := serveOptions(t, Options{Start: func(config.Server) (Process, error) {
+		return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+			switch m.Method {
+			case "initialize":
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"old","version":"1"}}`)))
+			case "tools/list":
+				out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[]}`)))
+			}
+		}), nil
+	}}, "old")
+	h.exchange(initAs("mcp"))
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if log := h.logged(); !strings.Contains(log, `server "old" speaks protocol version 2025-06-18, the client 2025-11-25`) {
+		t.Errorf("no warning about the server's version:\n%s", log)
+	}
+}

@@ -146,7 +146,9 @@ func to(c *child, params []byte) target {
 }
 
 // forward sends the call to its target under a fresh id of the child's
-// connection: the one path every client request to a child takes. The
+// connection: the one path of every routed client request (the
+// aggregator's own requests, fan-outs and input rounds reach a server's
+// connection directly; docs/architecture.md lists them). The
 // answer comes back to Answered on the child's reader goroutine.
 func (a *Aggregator) forward(c *call, t target) {
 	c.child = t.child

@@ -12,7 +12,7 @@ import (
 )
 
 // A server's lists (Kinds): fetched page by page when it starts and again
-// on its list_changed, each entry checked (shape.go), stored whole, and
+// on its list_changed, each entry checked (checks.go), stored whole, and
 // read by the session as a snapshot (Lists).
 
 // Lists are a server's lists as it last gave them, and their caching

@@ -3,7 +3,7 @@ package server
 import "time"
 
 // A server's reader is paced two ways, in Server.pace: by room in its lane
-// into the client's queue (laneRoom), and by the rate of its messages.
+// into the client's queue (Events.Pace), and by the rate of its messages.
 // Both are flow control: the server's output waits in its
 // own pipe, and nothing is dropped or reordered.
 

@@ -62,7 +62,7 @@ func (s *Server) spawn() {
 		// must not stall the client or the other servers.
 		Queue:           true,
 		MaxQueued:       s.set.MaxQueue,
-		CheckDuplicates: true, // see lines.go
+		CheckDuplicates: true, // see checks.go
 		Handle:          s.handle,
 		Invalid:         s.invalid,
 		MaxLineSize:     s.set.MaxMessageSize,
