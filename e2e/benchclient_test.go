@@ -50,6 +50,23 @@ type benchClient struct {
 	reading atomic.Bool  // a concurrent reader goroutine owns br
 	stop    chan struct{}
 	closed  sync.Once
+
+	lmu   sync.Mutex
+	longs []span // when readHead read each line longer than br's buffer
+}
+
+// span is when a line longer than the client's buffer was read: from when
+// its first buffer was full to when its newline came.
+type span struct {
+	from, to time.Time
+	size     int
+}
+
+// longLines returns the long lines read so far.
+func (c *benchClient) longLines() []span {
+	c.lmu.Lock()
+	defer c.lmu.Unlock()
+	return append([]span(nil), c.longs...)
 }
 
 // tailBuffer keeps the last bytes written to it, for failure messages.
@@ -210,12 +227,16 @@ func (c *benchClient) readHead() (head []byte, size int, err error) {
 	line, err := c.br.ReadSlice('\n')
 	size = len(line)
 	if errors.Is(err, bufio.ErrBufferFull) {
+		from := time.Now()
 		head = append([]byte(nil), line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			line, err = c.br.ReadSlice('\n')
 			size += len(line)
 		}
 		line = head
+		c.lmu.Lock()
+		c.longs = append(c.longs, span{from: from, to: time.Now(), size: size})
+		c.lmu.Unlock()
 	}
 	if err != nil {
 		return nil, 0, err

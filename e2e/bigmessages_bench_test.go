@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,6 +28,19 @@ import (
 // and of the pings (ping-p50-us, ping-p99-us, ping-max-us), and how many
 // huge lines went by during the measurement (rounds; at least
 // bigMinRounds: the measurement goes on until then).
+//
+// Some calls are behind the huge line on one pipe, which nothing can
+// undo: the first call written after a huge request (the aggregator reads
+// its stdin in order, and must read, check and pass on the huge line
+// before it reads the call), and a call in flight while the client reads
+// a huge answer (once a line has begun to go out on the aggregator's
+// stdout, what comes after it waits for its last byte). Those are also
+// reported apart: behind-max-us (the worst of them, echo or ping) and
+// behind-n (how many); beside-max-us and beside-p99-us are the calls
+// that no huge line was ahead of on a pipe, where what a huge line costs
+// its neighbours is the aggregator's doing. huge-read-ms is the median
+// time the client took to read a huge answer, from its first MiB to its
+// newline: what a call behind it waits at least.
 //
 //	go test -run '^$' -bench BigMessages -count 3 ./e2e/
 func BenchmarkBigMessages(b *testing.B) {
@@ -80,10 +94,17 @@ func benchBig(b *testing.B, c *isoClient, huge request, answer int) {
 		c.mustCall(ping, "ping")
 	}
 	var rounds atomic.Int64
+	var hmu sync.Mutex
+	var hugeSent []time.Time // when each huge request began to be written
 	end := func() {}
 	if huge != nil {
 		end = keep(b, func() (func() error, error) {
-			id, ch := c.send(huge)
+			id, ch, at := c.sendAt(huge)
+			if answer == 0 { // a huge request, not a small one for a huge answer
+				hmu.Lock()
+				hugeSent = append(hugeSent, at)
+				hmu.Unlock()
+			}
 			return func() error {
 				r, err := c.wait(id, ch, "the huge call")
 				if err == nil && (r.isError || r.size < answer) {
@@ -94,6 +115,7 @@ func benchBig(b *testing.B, c *isoClient, huge request, answer int) {
 			}, nil
 		})
 	}
+	var calls []bigCall
 	timed := func(r request, what string) time.Duration {
 		id, ch, start := c.sendAt(r)
 		reply, err := c.wait(id, ch, what)
@@ -103,7 +125,9 @@ func benchBig(b *testing.B, c *isoClient, huge request, answer int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start)
+		end := time.Now()
+		calls = append(calls, bigCall{start: start, end: end})
+		return end.Sub(start)
 	}
 	var echos, pings []time.Duration
 	first := rounds.Load()
@@ -119,12 +143,62 @@ func benchBig(b *testing.B, c *isoClient, huge request, answer int) {
 		b.Fatalf("client: %s; stderr:\n%s", *f, c.stderr.String())
 	}
 	c.close()
-	e, p := summarize(echos), summarize(pings)
+	hmu.Lock()
+	sent := append([]time.Time(nil), hugeSent...)
+	hmu.Unlock()
+	var answers []span
+	for _, s := range c.longLines() {
+		if answer > 0 && s.size >= answer {
+			answers = append(answers, s)
+		}
+	}
+	beside, behind := splitBehind(calls, sent, answers)
+	e, p, bs, bh := summarize(echos), summarize(pings), summarize(beside), summarize(behind)
 	b.ReportMetric(e.median, "p50-us")
 	b.ReportMetric(e.p99, "p99-us")
 	b.ReportMetric(e.max, "max-us")
 	b.ReportMetric(p.median, "ping-p50-us")
 	b.ReportMetric(p.p99, "ping-p99-us")
 	b.ReportMetric(p.max, "ping-max-us")
+	b.ReportMetric(bs.p99, "beside-p99-us")
+	b.ReportMetric(bs.max, "beside-max-us")
+	b.ReportMetric(bh.max, "behind-max-us")
+	b.ReportMetric(float64(bh.n), "behind-n")
+	if len(answers) > 0 {
+		reads := make([]time.Duration, len(answers))
+		for i, s := range answers {
+			reads[i] = s.to.Sub(s.from)
+		}
+		b.ReportMetric(summarize(reads).median/1000, "huge-read-ms")
+	}
 	b.ReportMetric(float64(n), "rounds")
+}
+
+// bigCall is a timed call of benchBig: when it was written and answered.
+type bigCall struct{ start, end time.Time }
+
+// splitBehind sorts the timed calls (sequential, in order) into those no
+// huge line was ahead of on a pipe and those behind one: the first call
+// written after a huge request began to be written (sent), and every call
+// in flight while the client read a huge answer (answers).
+func splitBehind(calls []bigCall, sent []time.Time, answers []span) (beside, behind []time.Duration) {
+	for i, call := range calls {
+		after := false
+		for _, at := range sent {
+			if at.Before(call.start) && (i == 0 || !at.Before(calls[i-1].start)) {
+				after = true
+			}
+		}
+		for _, s := range answers {
+			if s.from.Before(call.end) && s.to.After(call.start) {
+				after = true
+			}
+		}
+		if after {
+			behind = append(behind, call.end.Sub(call.start))
+		} else {
+			beside = append(beside, call.end.Sub(call.start))
+		}
+	}
+	return beside, behind
 }

@@ -87,7 +87,7 @@ func DuplicateMember(b []byte) (string, bool) {
 // quote, so a long string costs about what finding a byte costs.
 func stringEnd(b []byte, i int) int {
 	for j := i + 1; ; {
-		q := bytes.IndexByte(b[j:], '"')
+		q := indexByteBulk(b[j:], '"')
 		if q < 0 {
 			return -1
 		}

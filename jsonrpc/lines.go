@@ -64,9 +64,9 @@ func (r *lineReader) next() (line []byte, long *longLine, err error) {
 	}
 	line = make([]byte, 0, n+int64(len(frag)))
 	for _, f := range r.frags {
-		line = append(line, f...)
+		line = appendPiece(line, f) // a call each: see bulk.go
 	}
-	line = append(line, frag...)
+	line = appendPiece(line, frag)
 	clear(r.frags) // let them go
 	r.frags = r.frags[:0]
 	return line, nil, err

@@ -61,7 +61,7 @@ func appendMethodParams(b []byte, method string, parts ...[]byte) []byte {
 	if withParams {
 		b = append(b, `,"params":`...)
 		for _, p := range parts {
-			b = append(b, p...)
+			b = appendBulk(b, p)
 		}
 	}
 	return append(b, "}\n"...)
@@ -97,7 +97,7 @@ func appendResponse(b, id []byte, field string, payload []byte) []byte {
 	if len(payload) == 0 {
 		payload = []byte("null")
 	}
-	b = append(b, payload...)
+	b = appendBulk(b, payload)
 	return append(b, "}\n"...)
 }
 
