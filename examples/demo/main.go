@@ -58,6 +58,14 @@ func run(out io.Writer) error {
 	if msg, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build of the aggregator in %s: %w\n%s", root, err, msg)
 	}
+	// The config runs the servers with go run: compiled now, their start
+	// is a link, not a compile that a loaded machine could stretch past
+	// the start-up timeout.
+	servers := exec.Command("go", "build", "./examples/notes", "./examples/calc")
+	servers.Dir = root
+	if msg, err := servers.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build of the example servers in %s: %w\n%s", root, err, msg)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), sessionLimit)
 	defer cancel()
