@@ -211,7 +211,9 @@ func (c *Conn) Go(method string, params []byte, done func(*Message, error)) ([]b
 // GoParts is Go with a Waiter (an object the caller has already: no
 // closure to allocate per call) and params given as parts to join (a
 // member of the caller's params replaced, say), so that they are copied
-// once, straight into the line.
+// once, straight into the line. One part of inPlacePart bytes or more
+// is not copied at all: it is written from where it lies, so the caller
+// must not change the parts once it has given them.
 func (c *Conn) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error) {
 	return c.lane.GoParts(method, w, params...)
 }
@@ -225,12 +227,24 @@ func (l *Lane) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error
 	}
 	// The id is written into the line and kept as a sub-slice of it: one
 	// allocation for both.
+	big := inPlace(params)
+	if big >= 0 {
+		size -= len(params[big])
+	}
 	line := make([]byte, 0, size)
 	line = append(line, requestPrefix...)
 	n := c.lastID.Add(1)
 	line = strconv.AppendInt(line, n, 10)
 	id := line[len(requestPrefix):len(line):len(line)]
-	line = appendMethodParams(line, method, params...)
+	q := queuedLine{id: n}
+	if big < 0 {
+		q.parts[0] = appendMethodParams(line, method, params...)
+	} else { // the line around the large part, and the part as it lies
+		head := AppendString(append(line, `,"method":`...), method)
+		head = appendJoined(append(head, `,"params":`...), params[:big]...)
+		tail := appendJoined(nil, params[big+1:]...)
+		q.parts = [3][]byte{head, params[big], append(tail, "}\n"...)}
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -239,12 +253,42 @@ func (l *Lane) GoParts(method string, w Waiter, params ...[]byte) ([]byte, error
 	}
 	c.pending[n] = w
 	c.mu.Unlock()
-	if err := c.write(queuedLine{parts: [3][]byte{line}, id: n}, l); err != nil && c.Forget(id) {
+	if err := c.write(q, l); err != nil && c.Forget(id) {
 		return nil, err
 	}
 	// Sent, or the connection closed while it was written and has given
 	// w its error already: either way w is told, once.
 	return id, nil
+}
+
+// inPlacePart is the size from which a part of a request's params is
+// written from where it lies rather than copied into the line (GoParts):
+// the copy of a huge request would cost the reader of the line that
+// carried it, and whatever is queued behind it, tens of milliseconds.
+const inPlacePart = 1 << 20
+
+// inPlace is the index of the one part of params that is written from
+// where it lies, or -1 when none is that large (or more than one is: the
+// line has three parts).
+func inPlace(params [][]byte) int {
+	big := -1
+	for i, p := range params {
+		if len(p) >= inPlacePart {
+			if big >= 0 {
+				return -1
+			}
+			big = i
+		}
+	}
+	return big
+}
+
+// appendJoined appends parts to b.
+func appendJoined(b []byte, parts ...[]byte) []byte {
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
 }
 
 // Forget takes back a call made with Go, so that its done is never called,

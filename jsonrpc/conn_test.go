@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -1160,5 +1161,59 @@ func TestPaceSaysWhatWasAnAnswer(t *testing.T) {
 		if got := await(t, paced, "Pace"); got != tt.answered {
 			t.Errorf("Pace(%v) after %q, want %v", got, tt.line, tt.answered)
 		}
+	}
+}
+
+// A request whose params hold a part of inPlacePart bytes or more is
+// written whole and correct, the part from where it lies (not copied),
+// wherever the part is among the others.
+func TestGoPartsWritesALargePartInPlace(t *testing.T) {
+	t.Parallel()
+	big := append(append([]byte(`"`), bytes.Repeat([]byte("x"), inPlacePart)...), '"')
+	for _, tc := range []struct {
+		name  string
+		parts [][]byte
+	}{
+		{"alone", [][]byte{append(append([]byte(`{"a":`), big...), '}')}},
+		{"last", [][]byte{[]byte(`{"name":`), []byte(`"t"`), append(append([]byte(`,"arguments":`), big...), '}')}},
+		{"first", [][]byte{append([]byte(`{"b":`), big...), []byte(`,"name":`), []byte(`"t"}`)}},
+		{"middle", [][]byte{[]byte(`{"name":`), append([]byte(`"t","b":`), big...), []byte(`}`)}},
+	} {
+		var out bytes.Buffer
+		c := NewConn(strings.NewReader(""), &out, Options{})
+		if _, err := c.GoParts("m", AnswerFunc(func(*Message, error) {}), tc.parts...); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want := `{"jsonrpc":"2.0","id":1,"method":"m","params":` + string(bytes.Join(tc.parts, nil)) + "}\n"
+		if got := out.String(); got != want {
+			t.Errorf("%s: the line differs (%d bytes, want %d): %.80q", tc.name, len(got), len(want), got)
+		}
+		if m, err := Parse(out.Bytes()); err != nil || string(m.Params) != string(bytes.Join(tc.parts, nil)) {
+			t.Errorf("%s: the line does not parse as the request: %v", tc.name, err)
+		}
+	}
+	if got := inPlace([][]byte{make([]byte, inPlacePart), make([]byte, inPlacePart)}); got != -1 {
+		t.Errorf("two large parts: part %d in place, want none (the line has three parts)", got)
+	}
+}
+
+// The large part is not copied: sending it allocates far less than its
+// size (the line around it only).
+func TestGoPartsDoesNotCopyALargePart(t *testing.T) {
+	c := NewConn(strings.NewReader(""), io.Discard, Options{})
+	part := bytes.Repeat([]byte("x"), 8*inPlacePart)
+	part[0], part[len(part)-1] = '"', '"'
+	send := func() {
+		if _, err := c.GoParts("m", AnswerFunc(func(*Message, error) {}), []byte(`{"a":`), part, []byte(`}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send() // warm up
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	send()
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n >= uint64(len(part))/2 {
+		t.Errorf("sending a %d-byte part allocated %d bytes: it was copied", len(part), n)
 	}
 }
