@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
@@ -79,7 +80,7 @@ func (c *child) ListChanged(method string) {
 // up its entries leave the registry and the client hears that lists
 // changed.
 func (c *child) Dropped(why error, wasRunning bool) {
-	if why == errShuttingDown { // their timers end with the session
+	if errors.Is(why, errShuttingDown) { // their timers end with the session
 		for _, r := range c.incoming.takeAll() {
 			r.cancel(errShuttingDown)
 		}

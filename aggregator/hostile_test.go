@@ -429,3 +429,35 @@ func TestAServersCancelNeverOvertakesItsRequest(t *testing.T) {
 		}
 	}
 }
+
+// A server's notification of a list_changed the aggregator does not know
+// (an extension's, or a server's roots/list_changed) waits at the gate
+// like any other until the client is initialized: it never reaches the
+// client before the answer to a request in flight, nor before the
+// client's notifications/initialized.
+func TestAnUnknownListChangedWaitsAtTheGate(t *testing.T) {
+	t.Parallel()
+	child := startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+		switch m.Method {
+		case "initialize":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"n","version":"1"}}`)))
+		case "tools/list":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[]}`)))
+		case "notifications/initialized":
+			io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"held"}}`+"\n")
+			io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/example/list_changed"}`+"\n")
+		}
+	})
+	h := serve(t, ":", func(config.Server) (Process, error) { return child, nil }, "n")
+	h.exchange(initLine)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":"start","method":"tools/list"}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":"start","result":{`) {
+		t.Fatalf("before its answer, the client got %s", got)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := h.read(); !strings.Contains(got, `"held"`) {
+		t.Errorf("first after notifications/initialized: %s, want the held log message", got)
+	}
+	if got := h.read(); !strings.Contains(got, `notifications/example/list_changed`) {
+		t.Errorf("second: %s, want the held list_changed", got)
+	}
+}

@@ -60,6 +60,9 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	// A new set of servers is not up (allUp) until each of it is seen so:
 	// calls of the added servers wait for them (startup.go), not "not found".
 	wasUp := a.allUp()
+	if wasUp && len(added) == 0 { // only stops: the servers kept are up
+		a.readyFor.Store(&next)
+	}
 	a.servers.Store(&next)
 
 	var wg sync.WaitGroup

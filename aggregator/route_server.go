@@ -3,7 +3,6 @@ package aggregator
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
@@ -37,7 +36,7 @@ import (
 // lists' changes (server.Events), on its reader goroutine. Until the
 // client is initialized, they wait at the gate, within a bound.
 func (c *child) Message(m *jsonrpc.Message) {
-	if c.host.client.conn != nil && !strings.HasSuffix(m.Method, "/list_changed") {
+	if c.host.client.conn != nil {
 		switch c.host.client.gate.hold(c, m) {
 		case gateHeld:
 			return

@@ -328,7 +328,9 @@ func (a *Aggregator) awaitAllReady() {
 // still be starting, and a late mark of an older set marks nothing.
 func (a *Aggregator) allReady(servers *[]*child) {
 	a.readyOnce.Do(a.reportNames)
-	a.readyFor.Store(servers)
+	if servers == a.servers.Load() { // a late mark of an older set marks nothing
+		a.readyFor.Store(servers)
+	}
 }
 
 // allUp reports whether every configured server has started or failed,

@@ -14,9 +14,11 @@ import (
 )
 
 // TestAPI keeps the package's exported surface in testdata/api.txt, as Go
-// keeps api/: every exported type, field, func, method, const and var,
-// one a line with its signature. A change to what the session may use of
-// a server shows in the diff of that file (go test -update rewrites it).
+// keeps api/: every exported type (an embedded one named, its members not
+// repeated), field, func and method with its signature, and the names of
+// its consts and vars, one a line. A change to what the session may use
+// of a server shows in the diff of that file (go test -update rewrites
+// it).
 func TestAPI(t *testing.T) {
 	golden.Check(t, "testdata/api.txt", []byte(strings.Join(exported(t), "\n")+"\n"))
 }

@@ -62,8 +62,11 @@ type Events interface {
 	// ListChanged: a list of the server changed (method: its
 	// list_changed notification) and is fetched anew.
 	ListChanged(method string)
-	// Dropped: the server failed or was stopped (why), after it is marked
-	// so and its waiters released; wasRunning says whether it was up.
+	// Dropped: the server failed or was stopped (why: ErrShuttingDown at
+	// shutdown), after it is marked so, its connection closed and its
+	// waiters released (what the session still holds of it, its requests
+	// to the client and its tasks, ends here); wasRunning says whether it
+	// was up.
 	Dropped(why error, wasRunning bool)
 }
 

@@ -217,9 +217,9 @@ func (s *Server) discover(ctx context.Context) (legacy bool, err error) {
 	s.mu.Lock()
 	s.version, s.caps, s.instructions = eras.ModernVersion, capabilities.ParseServer(resp.Result), instructions
 	s.lists.Hints.Discover = eras.ReadHint(resp.Result, time.Now())
+	s.modern.Store(true) // with its version: a Status never has one without the other
 	s.mu.Unlock()
 	s.remember(resp.Result)
-	s.modern.Store(true)
 	return false, nil
 }
 
