@@ -257,7 +257,7 @@ func (modernClient) hears(a *Aggregator, method string) bool { return a.listens.
 func (modernClient) notification(c *child, m *jsonrpc.Message) bool {
 	switch m.Method {
 	case "notifications/resources/updated":
-		c.era().updated(c.host.listens, c.up, c, c.host.relay.relatedToClient(c, m.Params)) // on its lane: paced with the rest
+		c.era().updated(c.host.listens, c.up, c, c.host.relay.tiesToClient(c, m.Params)) // on its lane: paced with the rest
 		return true
 	case "notifications/elicitation/complete":
 		return true

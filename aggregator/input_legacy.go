@@ -100,7 +100,7 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 		if part := capabilities.Undeclared(caps.Raw(), method, params); part != "" {
 			return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q asked for input with %q, which the client did not declare (capability %q)", c.child.key, method, part))
 		}
-		answer, err := c.a.askClient(ctx, method, c.a.relay.relatedToClient(c.child, params))
+		answer, err := c.a.askClient(ctx, method, c.a.relay.tiesToClient(c.child, params))
 		if err != nil {
 			return nil, nil
 		}

@@ -363,3 +363,27 @@ func check(fset *token.FileSet, imp types.Importer, srcs []namedSource) (*typed,
 	p.pkg, err = (&types.Config{Importer: imp}).Check(files[0].Name.Name, fset, files, p.info)
 	return p, err
 }
+
+// TestTasksAreAHook fails when a message with no task in it passes through
+// task code: outside the task files, a server's message reaches the task
+// tables' tie rewriting only through tiesToClient (which runs it only for a
+// message that carries a tie), and an answer reaches taskCreated only
+// through its method's hook (which deliver takes only for a call the
+// client augmented with a task).
+func TestTasksAreAHook(t *testing.T) {
+	t.Parallel()
+	p := typedPackage(t)
+	rt := p.lookup(t, "relayTables").Type()
+	related, _, _ := types.LookupFieldOrMethod(types.NewPointer(rt), true, p.pkg, "relatedToClient")
+	if related == nil {
+		t.Fatal("relayTables has no relatedToClient: renamed? update this structure test")
+	}
+	hooks := map[types.Object]string{related: "relatedToClient", p.lookup(t, "taskCreated"): "taskCreated"}
+	allowed := []string{"relay.go:tiesToClient", "methods.go:init"}
+	for where, uses := range p.usesIn(func(obj types.Object) (string, bool) { name, ok := hooks[obj]; return name, ok }) {
+		file, _, _ := strings.Cut(where, ":")
+		if !strings.HasPrefix(file, "tasks") && !slices.Contains(allowed, where) && !strings.HasPrefix(where, "methods.go:") {
+			t.Errorf("%s runs task code on every message (%s): go through tiesToClient or the method's taskCreated hook", where, strings.Join(uses, ", "))
+		}
+	}
+}

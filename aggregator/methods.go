@@ -45,6 +45,10 @@ type method struct {
 	// the line to send the client, or nil to send the answer as it is
 	// (nil, the common case: the answer is spliced under the client's id).
 	modifyResponse func(c *call, resp *jsonrpc.Message) []byte
+	// taskCreated is modifyResponse for a request the client augmented
+	// with a task ("task" in its params): only such a call's answer may
+	// create one, and only its answer goes through the task tables.
+	taskCreated func(c *call, resp *jsonrpc.Message) []byte
 }
 
 // clientMethods says, for every request a client may send, how it is
@@ -66,7 +70,7 @@ func init() { // a var initialiser would make an initialisation cycle
 
 		// Routed by prefixed name; a task-augmented call's task gets an id
 		// of the aggregator's.
-		"tools/call":  {await: (*Aggregator).awaitNamed, quick: true, input: true, route: (*Aggregator).routeTool, modifyResponse: taskCreated},
+		"tools/call":  {await: (*Aggregator).awaitNamed, quick: true, input: true, route: (*Aggregator).routeTool, taskCreated: taskCreated},
 		"prompts/get": {await: (*Aggregator).awaitNamed, quick: true, input: true, route: (*Aggregator).routePrompt},
 		// by prompt name or resource template
 		"completion/complete": {await: (*Aggregator).awaitCompletion, route: (*Aggregator).routeCompletion},

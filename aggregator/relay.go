@@ -4,7 +4,21 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 )
+
+// tiesToClient returns msg, a server's params or result on its way to the
+// client, with its related-task tie told as the client may see it
+// (relatedToClient, tasks.go): the task hook of every message a server
+// sends up. A message that carries no tie, nearly every one, passes as it
+// is, and no task code runs for it.
+func (rt *relayTables) tiesToClient(c *child, msg []byte) []byte {
+	if !eras.TiedToTask(msg) {
+		return msg
+	}
+	return rt.relatedToClient(c, msg)
+}
 
 // relayTables are the tables that tie ids across the client and the
 // servers, besides a call's own id: the progress tokens of servers'

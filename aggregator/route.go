@@ -217,13 +217,17 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 	} else {
 		// Its task ties, if any, are its own tasks' (under the ids the
 		// client knows), or taken out.
-		if tied := c.a.relay.relatedToClient(c.child, resp.Result); !sameSlice(tied, resp.Result) {
+		if tied := c.a.relay.tiesToClient(c.child, resp.Result); !sameSlice(tied, resp.Result) {
 			own := *resp
 			own.Result = tied
 			resp = &own
 		}
 	}
-	if modify := c.spec.modifyResponse; modify != nil {
+	modify := c.spec.modifyResponse
+	if c.p.augmented && c.spec.taskCreated != nil {
+		modify = c.spec.taskCreated
+	}
+	if modify != nil {
 		if line := modify(c, resp); line != nil {
 			c.answer(line)
 			if c.task != nil { // statuses the child sent before this answer

@@ -75,7 +75,7 @@ func (c *child) notifyClient(m *jsonrpc.Message) {
 	if c.host.client.era().notification(c, m) {
 		return
 	}
-	c.up.Notify(m.Method, c.host.relay.relatedToClient(c, m.Params))
+	c.up.Notify(m.Method, c.host.relay.tiesToClient(c, m.Params))
 }
 
 // cancelled is the child's notifications/cancelled of one of its requests
@@ -108,7 +108,7 @@ func (c *child) progressed(params []byte) {
 			params = p
 		}
 	}
-	c.up.Notify("notifications/progress", c.host.relay.relatedToClient(c, params))
+	c.up.Notify("notifications/progress", c.host.relay.tiesToClient(c, params))
 }
 
 // childRequest is a child's request relayed to the client: in the child's
@@ -179,7 +179,7 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	if m.Method == "elicitation/create" {
 		c.noteElicitation(params) // before the client can see it
 	}
-	params, token := c.host.relay.remapProgressToken(c, c.host.relay.relatedToClient(c, params))
+	params, token := c.host.relay.remapProgressToken(c, c.host.relay.tiesToClient(c, params))
 	r.token = token // before r is in the table, where drop may take it
 	r.timer = time.AfterFunc(c.host.settings.clientRequestTimeout, r.expire)
 	if !c.incoming.add(r.key, r) {

@@ -34,7 +34,7 @@ import (
 // finished tasks instead of churning ids (listedTask).
 
 // relatedTask is the _meta key that ties a message to a task.
-const relatedTask = "io.modelcontextprotocol/related-task"
+const relatedTask = eras.RelatedTask
 
 // task is a child's task, known to the client under id.
 type task struct {
@@ -187,7 +187,7 @@ func (t *task) isTerminal() bool {
 	return t.terminal
 }
 
-// taskCreated is the modifyResponse hook of requests a client may augment
+// taskCreated is the hook (method.taskCreated) of requests a client may augment
 // with a task: a CreateTaskResult gets the aggregator's id in place of the
 // child's. It returns nil, leaving the answer as it is, for any other.
 func taskCreated(c *call, resp *jsonrpc.Message) []byte {

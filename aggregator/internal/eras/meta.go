@@ -41,6 +41,21 @@ func EditMeta(msg []byte, edit func(meta []byte) []byte) []byte {
 	return out
 }
 
+// RelatedTask is the _meta member that ties a message to a task.
+const RelatedTask = "io.modelcontextprotocol/related-task"
+
+// TiedToTask reports whether msg (params or a result) carries a
+// related-task tie in its _meta: only such a message needs a task's id
+// told in other words.
+func TiedToTask(msg []byte) bool {
+	meta, ok := jsonrpc.Member(msg, "_meta")
+	if !ok || len(meta) == 0 || meta[0] != '{' {
+		return false
+	}
+	_, ok = jsonrpc.Member(meta, RelatedTask)
+	return ok
+}
+
 // WithMeta returns params with the members of meta added to its _meta
 // where it lacks them (params nil or empty: an object of _meta alone).
 // Members params has already are kept as they are.
