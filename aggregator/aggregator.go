@@ -381,13 +381,6 @@ func watchHooks(conn string) func(string) func() {
 	return hookWatchdog(conn)
 }
 
-// answerGrace is how long the requests read before the client closed its
-// input may take to be answered before the children are stopped
-// (Options.graces.answer in tests). It counts against the 3 s in which a
-// polite shutdown ends (with 1 s + 1 s for a child that ignores both its
-// stdin closing and SIGTERM: see stdio.DefaultStopGrace).
-const answerGrace = 500 * time.Millisecond
-
 // shutdown ends the requests being served here, stops every child at once
 // and waits for them; then every client request still owed an answer gets
 // an error. Calls sent to children are not cancelled: a child that answers

@@ -75,10 +75,6 @@ const laneRoom = 1 << 20
 // one that never reads its answers ends up waiting on its own writes.
 const clientRoom = 16 << 20
 
-// flushGrace bounds how long Serve waits at its end for the client to read
-// what is still queued for it (Options.graces.flush in tests).
-const flushGrace = time.Second
-
 // flushClient waits until everything queued for the client is written or
 // its output has failed, for flushGrace at most: a client that reads
 // nothing more does not hold up the end (the write that waits for it ends

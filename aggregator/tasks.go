@@ -402,11 +402,6 @@ func (h *heldStatuses) take(key string) [][]byte {
 	return held
 }
 
-// deadTaskGrace is how long the tasks of a child that died stay known, so
-// that a tasks/* on them is answered with the child's failure, when their
-// ttl does not end them sooner (Options.graces.deadTasks in tests).
-const deadTaskGrace = 5 * time.Minute
-
 // failTasks tells the client that every task of a child that died and had
 // not ended has failed. The tasks stay known until their ttl, and
 // deadTaskGrace at most, so that a later tasks/* on them is answered with
