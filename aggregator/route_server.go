@@ -231,7 +231,19 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 		r.c.Conn().Write(responseLine(r.id, resp))
 		return
 	}
-	r.c.Conn().Write(jsonrpc.AppendResult(nil, r.id, r.clientAnswer(resp.Result)))
+	result := resp.Result
+	if r.involvesTask(result) { // the task tables take part only where a task does
+		result = r.clientAnswer(result)
+	}
+	r.c.Conn().Write(jsonrpc.AppendResult(nil, r.id, result))
+}
+
+// involvesTask reports whether the client's answer result to the request
+// may speak of a task (client_tasks.go: clientAnswer): a tasks/list, the
+// answer to a request the server augmented with a task, or one tied to a
+// task.
+func (r *childRequest) involvesTask(result []byte) bool {
+	return r.method == "tasks/list" || r.augmented || eras.TiedToTask(result)
 }
 
 // cancel ends the request, taken out of the child's table, because the

@@ -150,7 +150,7 @@ func (s *Server) startError(what string, ctx context.Context, err error) error {
 	return s.lostAtEnd(err)
 }
 
-// modernOnlyError is a child's refusal of initialize that names the
+// modernOnlyError is a server's refusal of initialize that names the
 // modern version: it speaks only the modern era.
 type modernOnlyError struct {
 	key string
@@ -189,7 +189,7 @@ func (s *Server) initialize(ctx context.Context, params []byte) error {
 }
 
 // discover asks the server server/discover. A DiscoverResult that lists the
-// modern version makes it a modern child. legacy reports that the child
+// modern version makes it a modern server. legacy reports that the server
 // answered as a legacy server does (an error that is not a modern one, or
 // a -32022 naming only legacy versions).
 func (s *Server) discover(ctx context.Context) (legacy bool, err error) {
