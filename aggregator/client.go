@@ -112,17 +112,10 @@ func (a *Aggregator) clientOversized(head []byte, size int64) error {
 // broken notification, which get none.
 func (a *Aggregator) invalidReply(msg []byte, m *jsonrpc.Message, err error) []byte {
 	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, printable.Clip(msg))
-	if m != nil && (m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil) || isBrokenNotification(msg, m)) {
+	if m != nil && (m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil) || jsonrpc.IsBrokenNotification(msg, m)) {
 		return nil
 	}
 	return invalidLine(m, err)
-}
-
-// isBrokenNotification reports whether an invalid message was meant as a
-// notification: a method and no id member at all.
-func isBrokenNotification(line []byte, m *jsonrpc.Message) bool {
-	_, hasID := jsonrpc.Member(line, "id")
-	return m.Method != "" && !hasID
 }
 
 // clientNotification handles a notification of the client.

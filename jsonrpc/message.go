@@ -80,6 +80,14 @@ func ResultParts(id, result []byte) [3][]byte {
 	return [3][]byte{head[:len(head)-len("0}\n")], result, []byte("}\n")}
 }
 
+// IsBrokenNotification reports whether an invalid message m, read from
+// line, was meant as a notification: a method and no id member at all (it
+// gets no answer).
+func IsBrokenNotification(line []byte, m *Message) bool {
+	_, hasID := Member(line, "id")
+	return m.Method != "" && !hasID
+}
+
 // AppendError appends a response line carrying the raw error object errObj,
 // newline included. A nil id is written as null.
 func AppendError(b, id, errObj []byte) []byte {

@@ -257,20 +257,14 @@ func (s *Server) invalid(line []byte, m *jsonrpc.Message, err error) {
 	default:
 		s.set.Log.Warnf("server %q: skipped a line that is not JSON-RPC (%v): %s", s.key, err, printable.Clip(line))
 	}
-	if m != nil && m.Method != "" && !isBrokenNotification(line, m) {
-		s.conn.Write(ErrorLine(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
+	if m != nil && m.Method != "" && !jsonrpc.IsBrokenNotification(line, m) {
+		s.conn.Write(errorLine(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()))
 	}
 }
 
-// isBrokenNotification reports whether an invalid line m was read from is
-// a notification (it has no id), which gets no answer.
-func isBrokenNotification(line []byte, m *jsonrpc.Message) bool {
-	_, hasID := jsonrpc.Member(line, "id")
-	return m.Method != "" && !hasID
-}
-
-// ErrorLine is an error answer to id.
-func ErrorLine(id []byte, code int, message string) []byte {
+// errorLine is an error answer to id (the session has its own, for its
+// many answers).
+func errorLine(id []byte, code int, message string) []byte {
 	e := jsonrpc.Error{Code: code, Message: message}
 	return jsonrpc.AppendError(nil, id, e.Append(nil))
 }
