@@ -77,8 +77,6 @@
 package aggregator
 
 import (
-	"context"
-	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -275,99 +273,6 @@ func New(opts Options) *Aggregator {
 	return a
 }
 
-// Serve serves the client on in and out until in ends, a write to out
-// fails (the client went away) or ctx is done. Children start when the
-// client's requests need them (startup.go).
-//
-// At the end of in (the polite shutdown of the spec), the requests already
-// read get up to answerGrace to be answered and every child is stopped
-// politely: its stdin closed, signals only after a grace period. When out
-// fails or ctx ends (a signal: the host will not wait long), children are
-// terminated at once (stdin closed and SIGTERM together, SIGKILL shortly
-// after), and a polite shutdown under way is hurried the same way when ctx
-// ends during it. Serve then closes in if it is an io.Closer, which must
-// end a Read in progress (io.Pipe, a net.Conn, a pollable file), and waits
-// for its reader to stop; the reader of an in that is not a Closer cannot
-// be stopped, and is not waited for. Every request still owed an answer
-// gets one, and Serve returns once every other goroutine it started is
-// gone. A clean end of input returns nil.
-func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	output := &clientOutput{w: out, broken: make(chan struct{})}
-	var up *jsonrpc.Conn
-	up = jsonrpc.NewConn(in, output, jsonrpc.Options{
-		// What goes to the client waits in one queue in front of out,
-		// which a goroutine of its own writes: no reader ever waits for
-		// the client to read.
-		Queue:       true,
-		Handle:      a.clientMessage,
-		Batch:       a.clientBatch,
-		Invalid:     a.clientInvalid,
-		Unmatched:   func(m *jsonrpc.Message) { a.log.Debugf("client answered unknown id %s", m.ID) },
-		Cancelled:   tellCancelled,
-		MaxLineSize: a.opts.MaxMessageSize,
-		Oversized:   a.clientOversized,
-		Pace:        func(bool) { up.WaitRoom(clientRoom, a.life.ctx.Done()) },
-		Watch:       watchHooks("the client"),
-		Written:     releaseLarge,
-	})
-	a.reloadMu.Lock()  // a reload spawns what it adds once serving is set
-	a.client.conn = up // before any child starts: their readers use it
-	for _, c := range a.children() {
-		c.up = up.NewLane()
-	}
-	a.serving = true
-	a.reloadMu.Unlock()
-	readErr := make(chan error, 1)
-	go func() { readErr <- up.Run() }()
-
-	var err error
-	select {
-	case err = <-readErr:
-		if errors.Is(err, io.EOF) {
-			err = nil
-			a.log.Debugf("client closed its input; shutting down")
-		}
-		finished := make(chan struct{})
-		defer close(finished)
-		go func() {
-			select {
-			case <-ctx.Done():
-				a.log.Debugf("hurrying the shutdown: %v", context.Cause(ctx))
-				a.life.hurryShutdown()
-			case <-finished:
-			}
-		}()
-		a.listens.endAll() // they would never be answered otherwise
-		a.client.inflight.waitEmpty(a.opts.graces.forAnswers(), a.life.hurry)
-		a.shutdown()
-
-	case <-output.broken:
-		a.log.Warnf("the client closed its output (%v); shutting down", output.err)
-		a.life.hurryShutdown()
-		a.stopReading(in, readErr)
-
-	case <-ctx.Done():
-		a.log.Debugf("shutting down: %v", context.Cause(ctx))
-		a.life.hurryShutdown()
-		a.stopReading(in, readErr)
-	}
-	a.flushClient()
-	return err
-}
-
-// stopReading shuts down while the client's input is still open: it
-// closes in if it can, so that its reader stops, and waits for that.
-func (a *Aggregator) stopReading(in io.Reader, readErr <-chan error) {
-	closer, ok := in.(io.Closer)
-	if ok {
-		closer.Close()
-	}
-	a.shutdown()
-	if ok {
-		<-readErr
-	}
-}
-
 // hookWatchdog, when set (by the tests), watches the hooks of every
 // connection, which conn names (jsonrpc.Options.Watch): nothing that runs
 // on a reader may wait.
@@ -381,34 +286,6 @@ func watchHooks(conn string) func(string) func() {
 	return hookWatchdog(conn)
 }
 
-// shutdown ends the requests being served here, stops every child at once
-// and waits for them; then every client request still owed an answer gets
-// an error. Calls sent to children are not cancelled: a child that answers
-// them while it stops (its stdin closed) is still heard, and the rest
-// fail, naming the child, when it is gone.
-func (a *Aggregator) shutdown() {
-	a.life.end()
-	a.reloadMu.Lock() // a reload under way ends (a.ctx), its servers stopped
-	a.reloadMu.Unlock()
-	var wg sync.WaitGroup
-	for _, c := range a.children() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.Stop()
-		}()
-	}
-	wg.Wait()
-	a.life.handlers.Wait()
-	a.relay.stopForgetting()
-	for _, x := range a.parked.takeAll() {
-		x.stop()
-	}
-	for _, c := range a.client.inflight.takeAll() {
-		c.write(errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error()))
-	}
-}
-
 // children are the configured servers, in config order: a snapshot, which
 // a reload replaces (reload.go) and nobody changes.
 func (a *Aggregator) children() []*child { return *a.servers.Load() }
@@ -417,3 +294,102 @@ func (a *Aggregator) children() []*child { return *a.servers.Load() }
 // server/discover probe before it is taken for a legacy server (one that
 // ignores requests before initialize).
 const DefaultProbeTimeout = server.DefaultProbeTimeout
+
+// serverNameLen is the length of the name the client gives the aggregator.
+func (o Options) serverNameLen() int {
+	if o.ServerNameLen > 0 {
+		return o.ServerNameLen
+	}
+	return DefaultServerNameLen
+}
+
+// namingFor is the naming a client gets (naming.Settings.For) with
+// Options.Separator, Options.StrictNames and Options.ServerNameLen.
+func (o Options) namingFor(clientName string) naming.Scheme {
+	return naming.Settings{Sep: o.Separator, Strict: o.StrictNames, ServerNameLen: o.serverNameLen()}.For(clientName)
+}
+
+// listWait is how long the first lists wait for servers still starting,
+// from the first request that needs them: for a client known to fetch a
+// list again on list_changed, FastListWait (the rest follows with
+// list_changed); for any other, as long as its own budget allows
+// (naming.Startup: a client not in the table gives up after 5 s), and
+// answered inside it (listWaitShare), but no longer than the start-up
+// timeout.
+func (o Options) listWait(clientName string) time.Duration {
+	refetches, budget := naming.Startup(clientName)
+	return o.listWaitFor(refetches, budget)
+}
+
+// listWaitFor is listWait for a client that fetches the lists again, or
+// not, with its budget.
+func (o Options) listWaitFor(refetches bool, budget time.Duration) time.Duration {
+	switch {
+	case refetches:
+		return o.FastListWait
+	case budget == 0:
+		return o.StartupTimeout
+	}
+	return min(o.StartupTimeout, budget-budget/listWaitShare)
+}
+
+// listWaitShare: the first list of a client that lists once is answered
+// when a listWaitShare-th of its budget is left (4 s of 5 s, 24 s of 30 s),
+// room for the client's own clock starting before the request reached us.
+const listWaitShare = 5
+
+// DefaultServerNameLen is the length assumed for the name the client gives
+// the aggregator in its config (which no client sends) when
+// Options.ServerNameLen is 0: names are made to fit each known client's
+// limit with its prefix for a server name of up to this many characters.
+const DefaultServerNameLen = naming.DefaultServerNameLen
+
+// makeServerInfo is the serverInfo of an aggregator named name, of
+// version.
+func makeServerInfo(name, version string) []byte {
+	b := jsonrpc.AppendString([]byte(`{"name":`), name)
+	b = jsonrpc.AppendString(append(b, `,"version":`...), version)
+	return append(b, '}')
+}
+
+// DefaultFastListWait is the default of Options.FastListWait: how long the
+// first lists of a client known to fetch them again on list_changed wait
+// for servers still starting. Such clients do not wait long before their
+// first model request (measured: Claude Code 2.1.197 in print mode about
+// 2 s), so the servers that are up are listed within it, and the others
+// follow with list_changed.
+const DefaultFastListWait = time.Second
+
+// startWaits bound how long the first lists wait for children still
+// starting, from the first request that needed them.
+type startWaits struct {
+	once  sync.Once       // the wait begins once
+	mu    sync.Mutex      // protects lists
+	lists <-chan struct{} // closed once lists may wait no longer; nil before the first
+}
+
+// listsDone is closed once lists may wait no longer; nil (never) before
+// the first request that needed every server.
+func (w *startWaits) listsDone() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lists
+}
+
+// DefaultInputTimeout bounds how long a call answered input_required waits
+// for the client's retry before it is cancelled at the child.
+const DefaultInputTimeout = 5 * time.Minute
+
+// serverInfo is the aggregator's serverInfo, as the client gets it.
+func (a *Aggregator) serverInfo() []byte { return a.client.serverInfo }
+
+// resourceChildren are the running children that declared resources.
+func (a *Aggregator) resourceChildren() []*child {
+	var cs []*child
+	for _, c := range a.children() {
+		if c.running() && c.capabilities().Resources {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}

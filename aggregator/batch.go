@@ -2,8 +2,6 @@ package aggregator
 
 import (
 	"sync"
-
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
 // batch collects the answers to the requests of one JSON-RPC batch, which
@@ -26,44 +24,6 @@ func (b *batch) claim(id string) bool {
 	}
 	b.ids[id] = true
 	return true
-}
-
-// clientBatch serves a batch of the client. Each element takes the route a
-// message on a line of its own takes: notifications and answers are
-// handled at once, and requests become calls, all admitted before any is
-// served, so that an id in use, in flight or earlier in the same batch,
-// gets -32600 whatever the timing.
-func (a *Aggregator) clientBatch(elems [][]byte) {
-	if len(elems) == 0 {
-		a.client.conn.Write(errorLine(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch"))
-		return
-	}
-	b := &batch{a: a, ids: make(map[string]bool), replies: make([][]byte, len(elems)), owed: 1}
-	var calls []*call
-	for i, e := range elems {
-		m, err := jsonrpc.Parse(e)
-		switch {
-		case err != nil:
-			a.client.conn.Broken(m, err)
-			if reply := a.invalidReply(e, m, err); reply != nil {
-				b.owe()
-				b.put(i, reply)
-			}
-		case m.IsResponse():
-			a.client.conn.Deliver(m)
-		case m.IsNotification():
-			a.clientNotification(m)
-		default:
-			b.owe()
-			if c := a.admit(m, b, i); c != nil {
-				calls = append(calls, c)
-			}
-		}
-	}
-	for _, c := range calls {
-		a.serve(c)
-	}
-	b.put(-1, nil) // every element is read
 }
 
 func (b *batch) owe() {

@@ -101,14 +101,6 @@ func readParams(params []byte) paramsView {
 	return p
 }
 
-// newCall reads a request of the client at the border.
-func newCall(a *Aggregator, m *jsonrpc.Message, b *batch, slot int) *call {
-	return &call{
-		a: a, id: m.ID, key: jsonrpc.Key(m.ID), method: m.Method, spec: clientMethods[m.Method],
-		params: m.Params, p: readParams(m.Params), batch: b, slot: slot,
-	}
-}
-
 // name returns the request's one params.name, decoded, without copying
 // when it is plain ASCII.
 func (c *call) name() ([]byte, bool) {
@@ -157,33 +149,130 @@ func (c *call) local(parent context.Context) (context.Context, func()) {
 	}
 }
 
-// cancel is the client's notifications/cancelled for this call. A call
-// served here stops; a call sent to a child is forgotten and the child is
-// told, under its own id; a call being sent is cancelled as soon as it is.
-func (c *call) cancel(cause error) {
-	// Recorded first: a call served here that stops on it must find
-	// itself cancelled, and so answer nothing.
-	via, id := c.sendState.cancel(cause)
-	c.localMu.Lock()
-	stop := c.stopLocal
-	c.localMu.Unlock()
-	if stop != nil {
-		stop(cause)
+// target is where a route sends a request: the child, and the params it
+// gets as parts to join (the client's params with the child's own name
+// spliced in, say), so that they are copied once, straight into the line.
+type target struct {
+	child *child
+	parts [3][]byte
+}
+
+// method says how the aggregator serves one client request. Exactly one of
+// serve and route is set.
+type method struct {
+	// early: may come before initialize.
+	early bool
+	// await starts the servers the request needs and waits for them
+	// (startup.go), before it is served; false when the client cancelled
+	// or the aggregator is shutting down. nil: it needs none.
+	await func(*Aggregator, context.Context, *call) bool
+	// quick: never blocks once the servers it needs are up, so it is then
+	// served on the client's reader goroutine, with no goroutine or
+	// hand-off.
+	quick bool
+	// accept runs on the reader goroutine before the request is served, so
+	// that the requests read after it see its effect (initialize).
+	accept func(*Aggregator, *call) []byte
+	// input: the server may ask the client for input while it serves the
+	// request (childRequests' input), which a modern client answers
+	// through input_required (input_modern.go).
+	input bool
+
+	// serve answers here: locally, or by asking several children and
+	// merging their answers. nil means no answer is due (the client
+	// cancelled, or the aggregator is shutting down).
+	serve func(*Aggregator, context.Context, *call) []byte
+	// route picks the one child that serves the request and the params it
+	// gets (a target with a child); or it returns the error to answer.
+	// Neither: the client cancelled, or the aggregator is shutting down.
+	route func(*Aggregator, context.Context, *call) (target, []byte)
+
+	// modifyResponse, the hook of forward in the manner of
+	// httputil.ReverseProxy, may rewrite the child's answer: it returns
+	// the line to send the client, or nil to send the answer as it is
+	// (nil, the common case: the answer is spliced under the client's id).
+	modifyResponse func(c *call, resp *jsonrpc.Message) []byte
+	// taskCreated is modifyResponse for a request the client augmented
+	// with a task ("task" in its params): only such a call's answer may
+	// create one, and only its answer goes through the task tables.
+	taskCreated func(c *call, resp *jsonrpc.Message) []byte
+}
+
+// settle takes the call out of the in-flight table and ends its progress,
+// and reports whether it was still there: whether the answer is the
+// caller's to write.
+func (c *call) settle() bool {
+	if !c.a.client.inflight.remove(c.key, c) {
+		return false
 	}
-	if id != nil {
-		c.takeBack(via, id, cause)
+	c.forgetProgress()
+	if c.logLevel != "" && c.child != nil && c.child.era().logsFollowCalls() {
+		c.child.logging.Add(-1)
+	}
+	return true
+}
+
+// write sends the call's one answer, once it is out of the in-flight
+// table: on a line of its own, or into its batch (nil: nothing to say).
+func (c *call) write(line []byte) {
+	if c.batch != nil {
+		c.batch.put(c.slot, line)
+		return
+	}
+	if line != nil {
+		c.lane().Write(line)
 	}
 }
 
-// takeBack takes back the call sent to the child through via under id
-// (jsonrpc.Lane.Cancel): when the answer has not come yet, the call ends
-// without one. A call waiting for an exchange ends with it.
-func (c *call) takeBack(via *jsonrpc.Lane, id []byte, cause error) {
-	if c.exchange != nil {
-		c.exchange.cancel(c, via, id, cause)
+// lane is where the call's answer goes into the client's queue: its
+// child's lane once it was sent to one, else the aggregator's own.
+func (c *call) lane() *jsonrpc.Lane {
+	if l := c.via.Load(); l != nil {
+		return l
+	}
+	return c.a.client.conn.Lane()
+}
+
+// sameSlice reports whether a and b are the same bytes in memory (not a
+// copy).
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// to returns a target sending params to c unchanged.
+func to(c *child, params []byte) target {
+	return target{child: c, parts: [3][]byte{params}}
+}
+
+// answer takes the call out of the in-flight table and, if it was still
+// there, writes line. nil means no answer is due from the caller: a call
+// the client cancelled gets none, any other the shutdown error.
+func (c *call) answer(line []byte) {
+	if !c.settle() {
 		return
 	}
-	if via.Cancel(id, cause) && c.settle() {
-		c.write(nil)
+	if line == nil && !c.isCancelled() {
+		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
 	}
+	c.write(line)
 }
+
+// answerLarge is answer with a child's large result, written under the
+// client's id without being copied; in a batch, whose answer is one line,
+// it is copied as any other.
+func (c *call) answerLarge(result []byte) {
+	if c.batch != nil {
+		c.answer(jsonrpc.AppendResult(nil, c.id, result))
+		return
+	}
+	if !c.settle() {
+		return
+	}
+	parts := jsonrpc.ResultParts(c.id, result)
+	c.lane().WriteParts(parts[:]...)
+}
+
+// largeResult is the size from which a child's result is written to the
+// client from where it lies (answerLarge) rather than copied into an
+// answer line: the copy would double the aggregator's memory for it.
+const largeResult = 64 << 10

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
@@ -138,19 +136,6 @@ func (a *Aggregator) writeCheckedTools(w io.Writer, tools []naming.Entry) {
 	if strictSeparator != a.naming.Sep {
 		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictSeparator)
 	}
-}
-
-// shown is s as the report shows it: quoted, with escapes, when it holds
-// anything but printable characters (a server's tool name may hold a
-// newline that would forge a row, a tab that would shift the columns, or
-// terminal escape sequences).
-func shown(s string) string {
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 func orDash(s string) string {

@@ -1,8 +1,8 @@
 package aggregator
 
 import (
-	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
@@ -49,57 +49,6 @@ func newChild(host *childHost, s config.Server, after <-chan struct{}) *child {
 
 // The server's events (server.Events).
 
-// Pace holds the server's reader while more than laneRoom bytes of what it
-// sent the client wait to be written: the client's pace is the server's.
-func (c *child) Pace(done <-chan struct{}) {
-	if c.up != nil {
-		c.up.WaitRoom(laneRoom, done)
-	}
-}
-
-// Opened: the server's session is open; what its era needs before its
-// lists are fetched is done (serverEra.opened).
-func (c *child) Opened() { c.era().opened(c) }
-
-// Up: the server runs; it enters the registry before its waiters go on,
-// and the client hears of it when it was answered a list without it.
-func (c *child) Up() {
-	c.host.session.rebuild()
-	c.host.session.childUp(c)
-}
-
-// ListChanged: a list of the server was fetched anew; the registry is
-// built anew and the client told.
-func (c *child) ListChanged(method string) {
-	c.host.session.rebuild()
-	c.host.session.tellClient(method)
-}
-
-// Dropped: the server failed or was stopped. Its requests to the client
-// are cancelled; at a failure or a reload its tasks fail, and when it was
-// up its entries leave the registry and the client hears that lists
-// changed.
-func (c *child) Dropped(why error, wasRunning bool) {
-	if errors.Is(why, errShuttingDown) { // their timers end with the session
-		for _, r := range c.incoming.takeAll() {
-			r.cancel(errShuttingDown)
-		}
-		return
-	}
-	cause := why // a reload's: it says why
-	if c.Status().State == server.Failed {
-		cause = c.Errorf("is gone")
-	}
-	for _, r := range c.incoming.takeAll() {
-		r.cancel(cause)
-	}
-	c.failTasks(toldClient(why))
-	if wasRunning {
-		c.host.session.rebuild()
-		announceLists(c.Status().Caps, c.host.session.tellClient)
-	}
-}
-
 // What the session asks of the server's state.
 
 func (c *child) running() bool     { return c.Status().State == server.Running }
@@ -119,3 +68,90 @@ var errShuttingDown = server.ErrShuttingDown
 
 // toldClient is err as the client is told it: without the server's stderr.
 var toldClient = server.ToldClient
+
+// childRequest is a child's request relayed to the client: in the child's
+// incoming table under the child's id from when it is read until the
+// client answers, the child cancels it, or either is gone.
+type childRequest struct {
+	c         *child
+	id        []byte // the child's id
+	key       string // jsonrpc.Key(id)
+	token     string // the key (jsonrpc.Key) of the progress token handed to the client; "" if none
+	method    string
+	augmented bool        // it asks the client for a task
+	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
+	timer     *time.Timer // ends it unanswered after Options.ClientRequestTimeout
+
+	sendState // its id at the client, the child's cancel
+}
+
+// progressRoute leads a progress token the aggregator gave the client back to
+// the child whose request carried it, and to the child's own token.
+type progressRoute struct {
+	child *child
+	token string // the child's token, raw JSON as the child wrote it
+}
+
+// childHost is what a child needs of the session it serves, and all that
+// a child's own code (its methods, and the exchanges its reader drives)
+// uses of it: the settings of its process and messages, the log, the
+// session's life, the client's side, the tables that tie ids across the
+// client and the servers, a modern client's streams, and the events it
+// tells the session of. The registry, the other children, naming and
+// reloads are not in it; the client's calls a child carries belong to the
+// client's side and keep their Aggregator. Every child of a session
+// shares one.
+type childHost struct {
+	settings childSettings
+	log      *Logger
+	life     *lifetime
+	client   *clientSession
+	relay    *relayTables
+	listens  *listenSet
+	session  sessionEvents
+}
+
+// childSettings are what Options say of a server: what every server of
+// the session shares (package server's), and how long the session waits
+// for the client's answers to its requests and for its tasks once it died.
+type childSettings struct {
+	server               server.Settings
+	clientRequestTimeout time.Duration // its requests to the client
+	graces               graces        // of its tasks
+}
+
+// sessionEvents are what a child tells the session of itself, and the one
+// thing it asks of it (the Aggregator is the one implementation).
+type sessionEvents interface {
+	rebuild()                   // its lists changed: the registry is built anew
+	childUp(c *child)           // it is up and in the registry
+	tellClient(method string)   // a list changed: the client is told, or will be
+	uriOwner(uri string) *child // the server that owns a resource URI (owners.go); never waits
+}
+
+// toolView is the view of the child's tools its entry asks for now.
+func (c *child) toolView() *toolView { return c.view.Load() }
+
+// setTools makes t the child's view of its tools and reports whether that
+// changed it.
+func (c *child) setTools(t config.Tools) bool {
+	if c.view.Load().tools.Equal(t) {
+		return false
+	}
+	c.view.Store(newToolView(t))
+	return true
+}
+
+// notifyClient passes a child's notification to the client, as the
+// client's era has it (clientEra.notification). Acknowledgements of the
+// aggregator's own listens stay here.
+func (c *child) notifyClient(m *jsonrpc.Message) {
+	up := c.host.client.conn
+	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
+		return
+	}
+	if c.host.client.era().notification(c, m) {
+		return
+	}
+	c.up.Notify(m.Method, c.host.relay.tiesToClient(c, m.Params))
+}

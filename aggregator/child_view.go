@@ -12,32 +12,6 @@ import (
 // What the session reads of a server's lists, each a snapshot taken under
 // the server's lock (server.Status).
 
-// namedEntry is a tool or prompt as the registry names it: a server's
-// entry, under its exposed name.
-type namedEntry struct {
-	name    string // the server's name, decoded; a renamed tool's exposed name (filter.go)
-	rawName []byte // the server's name token, as it wrote it
-	raw     []byte // the whole entry
-	renamed bool   // name is the exposed name its config entry gives it, not the server's
-}
-
-func namedEntries(es []server.Entry) []namedEntry {
-	out := make([]namedEntry, len(es))
-	for i, e := range es {
-		out[i] = namedEntry{name: e.Name, rawName: e.RawName, raw: e.Raw}
-	}
-	return out
-}
-
-// entryNames are the names of entries es.
-func entryNames(es []server.Entry) []string {
-	names := make([]string, len(es))
-	for i, e := range es {
-		names[i] = e.Name
-	}
-	return names
-}
-
 // named returns the child's tools and prompts, and whether it runs.
 func (c *child) named() (tools, prompts []namedEntry, ok bool) {
 	st := c.Status()

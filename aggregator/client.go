@@ -1,9 +1,6 @@
 package aggregator
 
 import (
-	"errors"
-	"fmt"
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
@@ -76,104 +73,4 @@ func (s *clientSession) state() clientInit {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.init
-}
-
-// clientMessage receives each request and notification of the client, on
-// the reader goroutine.
-func (a *Aggregator) clientMessage(m *jsonrpc.Message) {
-	if m.IsNotification() {
-		a.clientNotification(m)
-		return
-	}
-	a.clientRequest(m)
-}
-
-// clientInvalid answers a line of the client that is not a valid message.
-func (a *Aggregator) clientInvalid(line []byte, m *jsonrpc.Message, err error) {
-	if reply := a.invalidReply(line, m, err); reply != nil {
-		a.client.conn.Write(reply)
-	}
-}
-
-// clientOversized answers a client line longer than MaxMessageSize, which
-// was not read, with -32600 under its id when its head shows one, and
-// goes on reading.
-func (a *Aggregator) clientOversized(head []byte, size int64) error {
-	id, _ := jsonrpc.HeadID(head) // nil: null
-	a.log.Warnf("client sent a message of %d bytes, more than the limit of %d (--max-message-size); discarded: %s", size, a.opts.MaxMessageSize, printable.Clip(head))
-	a.client.conn.Write(errorLine(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
-		"Invalid Request: a message of %d bytes, more than mcp-simple-aggregator's limit of %d bytes (--max-message-size)", size, a.opts.MaxMessageSize)))
-	return nil
-}
-
-// invalidReply logs a message of the client that is not valid (on a line
-// of its own or in a batch) and returns its answer; nil for a broken
-// answer (which the client's connection has taken: Conn.Broken) or a
-// broken notification, which get none.
-func (a *Aggregator) invalidReply(msg []byte, m *jsonrpc.Message, err error) []byte {
-	a.log.Warnf("client sent a line that is not a valid JSON-RPC message (%v): %s", err, printable.Clip(msg))
-	if m != nil && (m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil) || jsonrpc.IsBrokenNotification(msg, m)) {
-		return nil
-	}
-	return invalidLine(m, err)
-}
-
-// clientNotification handles a notification of the client.
-func (a *Aggregator) clientNotification(m *jsonrpc.Message) {
-	if do, ok := clientNotifications[m.Method]; ok {
-		do(a, m.Params)
-		return
-	}
-	a.log.Debugf("client notification %s not relayed", m.Method)
-}
-
-// clientCancelled cancels the client request that notifications/cancelled
-// names; an unknown id is ignored.
-func (a *Aggregator) clientCancelled(params []byte) {
-	id, reason, ok := cancelParams(params)
-	if !ok {
-		return
-	}
-	if c, ok := a.client.inflight.get(jsonrpc.Key(id)); ok {
-		c.cancel(&cancelReason{reason: reason})
-	}
-}
-
-// rootsChanged passes the client's roots/list_changed to every legacy
-// child.
-func (a *Aggregator) rootsChanged(params []byte) {
-	for _, c := range a.children() {
-		if c.initialized() {
-			c.era().rootsChanged(c, params)
-		}
-	}
-}
-
-func invalidLine(m *jsonrpc.Message, err error) []byte {
-	if errors.Is(err, jsonrpc.ErrParse) {
-		return errorLine(nil, jsonrpc.CodeParseError, "Parse error: "+err.Error())
-	}
-	var id []byte
-	if m != nil {
-		id = m.ID
-	}
-	return errorLine(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
-}
-
-func errorLine(id []byte, code int, message string) []byte {
-	e := jsonrpc.Error{Code: code, Message: message}
-	return jsonrpc.AppendError(nil, id, e.Append(nil))
-}
-
-func errorDataLine(id []byte, code int, message string, data []byte) []byte {
-	e := jsonrpc.Error{Code: code, Message: message, Data: data}
-	return jsonrpc.AppendError(nil, id, e.Append(nil))
-}
-
-// responseLine answers id with a child's or the client's raw answer.
-func responseLine(id []byte, resp *jsonrpc.Message) []byte {
-	if resp.Error != nil {
-		return jsonrpc.AppendError(nil, id, resp.Error)
-	}
-	return jsonrpc.AppendResult(nil, id, resp.Result)
 }

@@ -19,11 +19,6 @@ import (
 // the client tasks created for that child's own requests, and the client's
 // statuses of a task go only to its owner.
 
-// clientTask is a task the client runs for a child.
-type clientTask struct {
-	taskEntry // id: the client's, which the child knows too; child: its owner
-}
-
 // The tasks the client runs for children are held in a taskIndex
 // (relayTables.clientTasks), by the client's id: at most
 // maxTasksPerServer for one child (makeClientRoom).

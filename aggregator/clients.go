@@ -3,7 +3,6 @@ package aggregator
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 )
@@ -11,55 +10,6 @@ import (
 // How names are formed, and what known clients do with them, is in
 // internal/naming; here is what depends on Options, and the warning of
 // what was done to a client's names.
-
-// DefaultServerNameLen is the length assumed for the name the client gives
-// the aggregator in its config (which no client sends) when
-// Options.ServerNameLen is 0: names are made to fit each known client's
-// limit with its prefix for a server name of up to this many characters.
-const DefaultServerNameLen = naming.DefaultServerNameLen
-
-// serverNameLen is the length of the name the client gives the aggregator.
-func (o Options) serverNameLen() int {
-	if o.ServerNameLen > 0 {
-		return o.ServerNameLen
-	}
-	return DefaultServerNameLen
-}
-
-// namingFor is the naming a client gets (naming.Settings.For) with
-// Options.Separator, Options.StrictNames and Options.ServerNameLen.
-func (o Options) namingFor(clientName string) naming.Scheme {
-	return naming.Settings{Sep: o.Separator, Strict: o.StrictNames, ServerNameLen: o.serverNameLen()}.For(clientName)
-}
-
-// listWait is how long the first lists wait for servers still starting,
-// from the first request that needs them: for a client known to fetch a
-// list again on list_changed, FastListWait (the rest follows with
-// list_changed); for any other, as long as its own budget allows
-// (naming.Startup: a client not in the table gives up after 5 s), and
-// answered inside it (listWaitShare), but no longer than the start-up
-// timeout.
-func (o Options) listWait(clientName string) time.Duration {
-	refetches, budget := naming.Startup(clientName)
-	return o.listWaitFor(refetches, budget)
-}
-
-// listWaitFor is listWait for a client that fetches the lists again, or
-// not, with its budget.
-func (o Options) listWaitFor(refetches bool, budget time.Duration) time.Duration {
-	switch {
-	case refetches:
-		return o.FastListWait
-	case budget == 0:
-		return o.StartupTimeout
-	}
-	return min(o.StartupTimeout, budget-budget/listWaitShare)
-}
-
-// listWaitShare: the first list of a client that lists once is answered
-// when a listWaitShare-th of its budget is left (4 s of 5 s, 24 s of 30 s),
-// room for the client's own clock starting before the request reached us.
-const listWaitShare = 5
 
 // reportNames writes, once the children are ready, one warning when tool
 // names were changed for the client or will be changed by it, and with

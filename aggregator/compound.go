@@ -21,13 +21,6 @@ import (
 // list, or that its server's entry hides, is refused without reaching a
 // server.
 
-// compoundRoute is a compound tool's subtools as the registry found them.
-type compoundRoute struct {
-	name     string
-	subtools map[[2]string]route // {server key, tool} -> its child and the child's name
-	listed   []string            // "KEY/tool", in config order
-}
-
 // setCompound makes cs the compound tools and reports whether they changed.
 func (a *Aggregator) setCompound(cs []config.Compound) bool {
 	old := a.compound.Load()

@@ -2,7 +2,9 @@ package aggregator
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -58,19 +60,6 @@ func (v *toolView) expose(name string) (string, bool) {
 	return name, true
 }
 
-// toolView is the view of the child's tools its entry asks for now.
-func (c *child) toolView() *toolView { return c.view.Load() }
-
-// setTools makes t the child's view of its tools and reports whether that
-// changed it.
-func (c *child) setTools(t config.Tools) bool {
-	if c.view.Load().tools.Equal(t) {
-		return false
-	}
-	c.view.Store(newToolView(t))
-	return true
-}
-
 // exposedTools splits the child's tools into those its entry exposes,
 // under their exposed names (a renamed one still calls the child by its
 // own name: rawName), and those it hides.
@@ -92,33 +81,6 @@ func (v *toolView) exposedTools(tools []namedEntry) (shown, hidden []namedEntry)
 		}
 	}
 	return shown, hidden
-}
-
-// warnUnknownTools warns once of each name the child's entry filters or
-// renames that the child does not offer, with the closest name it does.
-// Called with regMu held.
-func (a *Aggregator) warnUnknownTools(c *child, v *toolView, tools []namedEntry) {
-	refs := v.tools.Refs()
-	if len(refs) == 0 {
-		return
-	}
-	names := make([]string, len(tools))
-	offered := make(map[string]bool, len(tools))
-	for i, t := range tools {
-		names[i] = t.name
-		offered[t.name] = true
-	}
-	for _, r := range refs {
-		if offered[r.Name] {
-			continue
-		}
-		closest := "it offers no tools"
-		if near := config.Closest(r.Name, names); near != "" {
-			closest = fmt.Sprintf("the closest it offers is %q", near)
-		}
-		a.warnOnce("filter\x00"+c.key+"\x00"+r.Where+"\x00"+r.Name,
-			"server %q: %s: %q is not a tool of this server (%s; see README.md#choose-what-each-server-offers)", c.key, r.Where, r.Name, closest)
-	}
 }
 
 // hiddenNames are the names the client would call the hidden tools by,
@@ -159,4 +121,17 @@ func (v *toolView) checked(tools []string) (exposed []string, what string) {
 		parts = append(parts, "renames "+strings.Join(renamed, ", "))
 	}
 	return exposed, strings.Join(parts, "; ")
+}
+
+// shown is s as the report shows it: quoted, with escapes, when it holds
+// anything but printable characters (a server's tool name may hold a
+// newline that would forge a row, a tab that would shift the columns, or
+// terminal escape sequences).
+func shown(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

@@ -106,25 +106,6 @@ func (g *clientGate) release(dispatch func(heldMessage)) (notes []string, droppe
 	}
 }
 
-// clientInitialized is the client's notifications/initialized: what the
-// children sent until then goes up, then the list changes.
-func (a *Aggregator) clientInitialized([]byte) {
-	a.openGate()
-	a.log.Debugf("client initialized")
-}
-
-// openGate lets what the children sent until now go to the client, then
-// the list changes; from now on their messages pass.
-func (a *Aggregator) openGate() {
-	notes, dropped := a.client.gate.release(func(h heldMessage) { h.child.dispatch(h.m) })
-	for c, n := range dropped {
-		a.log.Warnf("server %q: %d notifications it sent before the client was initialized were dropped: more than %d bytes of its messages were waiting", c.key, n, heldLimit)
-	}
-	for _, method := range notes {
-		a.notifyListChanged(method)
-	}
-}
-
 // tellClient sends a parameterless notification to the client, or keeps
 // it at the gate until the client is initialized.
 func (a *Aggregator) tellClient(method string) {

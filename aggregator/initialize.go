@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -35,21 +34,6 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 	return nil
 }
 
-// setNaming sets how names are formed for the client, before any child
-// has listed a name. A --separator that breaks the strict form is kept
-// (an explicit choice wins), with a warning.
-func (a *Aggregator) setNaming(clientName string, n naming.Scheme) {
-	a.regMu.Lock()
-	a.naming, a.clientName = n, clientName
-	a.clientNaming.Store(&n)
-	a.regMu.Unlock()
-	a.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.Sep, n.Strict)
-	if n.Strict && !naming.Conforms("k"+n.Sep+"t") {
-		a.log.Warnf("%s accepts only tool names matching %s, and withholds every tool of a server when one name does not: --separator %q breaks it in every name; without --separator it gets %q",
-			clientLabel(clientName), naming.StrictPattern, n.Sep, naming.StrictSep)
-	}
-}
-
 // finishInitialize answers initialize at once, starting no server, with
 // what the servers declared (childOffers: those not started, when they
 // last started). Servers start when a request needs
@@ -76,17 +60,6 @@ func childInitParams(version string, caps, clientInfo []byte) []byte {
 	b = jsonrpc.AppendString(b, version)
 	b = append(append(b, `,"capabilities":`...), caps...)
 	b = append(append(b, `,"clientInfo":`...), clientInfo...)
-	return append(b, '}')
-}
-
-// serverInfo is the aggregator's serverInfo, as the client gets it.
-func (a *Aggregator) serverInfo() []byte { return a.client.serverInfo }
-
-// makeServerInfo is the serverInfo of an aggregator named name, of
-// version.
-func makeServerInfo(name, version string) []byte {
-	b := jsonrpc.AppendString([]byte(`{"name":`), name)
-	b = jsonrpc.AppendString(append(b, `,"version":`...), version)
 	return append(b, '}')
 }
 

@@ -1,10 +1,7 @@
 package aggregator
 
 import (
-	"context"
-
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 )
 
@@ -34,22 +31,5 @@ func announceLists(caps capabilities.Server, tell func(method string)) {
 		if k := &listKinds[i]; k.Offered(caps) {
 			tell(k.Changed)
 		}
-	}
-}
-
-// serveRegistered is the serve of a kind's list in the registry (tools/list,
-// prompts/list): the registry's answer, in one page, with the children's
-// caching hints merged for a modern client.
-func serveRegistered(kind int) func(*Aggregator, context.Context, *call) []byte {
-	k := &listKinds[kind]
-	return func(a *Aggregator, _ context.Context, c *call) []byte {
-		if bad := noCursor(c); bad != nil {
-			return bad
-		}
-		a.listing()
-		return c.listAnswer(k.registered(a.reg.Load()), func() eras.Hint {
-			serves := func(ch *child) bool { return ch.running() && k.Offered(ch.capabilities()) }
-			return a.listHint(serves, k.Lists[0].Hint)
-		})
 	}
 }

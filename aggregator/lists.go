@@ -11,11 +11,6 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// rawError is an error object a peer sent, for logs.
-type rawError []byte
-
-func (e rawError) Error() string { return string(e) }
-
 // noCursor refuses a cursor: merged lists come whole, in one page.
 func noCursor(c *call) []byte {
 	if c.p.cursor != nil && string(c.p.cursor) != "null" {
@@ -159,4 +154,21 @@ func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 		return nil
 	}
 	return jsonrpc.AppendResult(nil, c.id, []byte("{}"))
+}
+
+// serveRegistered is the serve of a kind's list in the registry (tools/list,
+// prompts/list): the registry's answer, in one page, with the children's
+// caching hints merged for a modern client.
+func serveRegistered(kind int) func(*Aggregator, context.Context, *call) []byte {
+	k := &listKinds[kind]
+	return func(a *Aggregator, _ context.Context, c *call) []byte {
+		if bad := noCursor(c); bad != nil {
+			return bad
+		}
+		a.listing()
+		return c.listAnswer(k.registered(a.reg.Load()), func() eras.Hint {
+			serves := func(ch *child) bool { return ch.running() && k.Offered(ch.capabilities()) }
+			return a.listHint(serves, k.Lists[0].Hint)
+		})
+	}
 }

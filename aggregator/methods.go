@@ -1,55 +1,8 @@
 package aggregator
 
 import (
-	"context"
-
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
-
-// codeResourceNotFound is MCP's error for a resource URI nobody serves.
-const codeResourceNotFound = -32002
-
-// method says how the aggregator serves one client request. Exactly one of
-// serve and route is set.
-type method struct {
-	// early: may come before initialize.
-	early bool
-	// await starts the servers the request needs and waits for them
-	// (startup.go), before it is served; false when the client cancelled
-	// or the aggregator is shutting down. nil: it needs none.
-	await func(*Aggregator, context.Context, *call) bool
-	// quick: never blocks once the servers it needs are up, so it is then
-	// served on the client's reader goroutine, with no goroutine or
-	// hand-off.
-	quick bool
-	// accept runs on the reader goroutine before the request is served, so
-	// that the requests read after it see its effect (initialize).
-	accept func(*Aggregator, *call) []byte
-	// input: the server may ask the client for input while it serves the
-	// request (childRequests' input), which a modern client answers
-	// through input_required (input_modern.go).
-	input bool
-
-	// serve answers here: locally, or by asking several children and
-	// merging their answers. nil means no answer is due (the client
-	// cancelled, or the aggregator is shutting down).
-	serve func(*Aggregator, context.Context, *call) []byte
-	// route picks the one child that serves the request and the params it
-	// gets (a target with a child); or it returns the error to answer.
-	// Neither: the client cancelled, or the aggregator is shutting down.
-	route func(*Aggregator, context.Context, *call) (target, []byte)
-
-	// modifyResponse, the hook of forward in the manner of
-	// httputil.ReverseProxy, may rewrite the child's answer: it returns
-	// the line to send the client, or nil to send the answer as it is
-	// (nil, the common case: the answer is spliced under the client's id).
-	modifyResponse func(c *call, resp *jsonrpc.Message) []byte
-	// taskCreated is modifyResponse for a request the client augmented
-	// with a task ("task" in its params): only such a call's answer may
-	// create one, and only its answer goes through the task tables.
-	taskCreated func(c *call, resp *jsonrpc.Message) []byte
-}
 
 // clientMethods says, for every request a client may send, how it is
 // served.
@@ -105,54 +58,9 @@ var clientNotifications = map[string]func(*Aggregator, []byte){
 	"notifications/tasks/status":       func(a *Aggregator, p []byte) { a.relay.clientTaskStatus(p) },
 }
 
-// childMethod says what is done with one request a child may send the
-// client.
-type childMethod struct {
-	// need is the client capability it needs ("" for none): without it
-	// the child gets -32601.
-	need string
-	// input: it asks for input during a call of the client (a method
-	// entry's input): a modern client, which takes no requests, answers
-	// it through input_required (input_modern.go), and a modern server
-	// may ask for it in an input_required of its own (input_legacy.go).
-	input bool
-}
-
-// childRequests are the requests a child may send, each relayed to the
-// client when the client declared the capability it needs; others get
-// -32601. It is the one table of them, for the clients of both eras.
-var childRequests = map[string]childMethod{
-	"ping":                   {},
-	"sampling/createMessage": {need: "sampling", input: true},
-	"elicitation/create":     {need: "elicitation", input: true},
-	"roots/list":             {need: "roots", input: true},
-	// About the tasks the client runs for the child.
-	"tasks/get":    {need: "tasks"},
-	"tasks/result": {need: "tasks"},
-	"tasks/cancel": {need: "tasks"},
-	"tasks/list":   {need: "tasks"},
-}
-
 // inputNeed is the capability a request a child may ask for input with
 // (childMethod.input) needs; ok is false for any other request.
 func inputNeed(method string) (need string, ok bool) {
 	m := childRequests[method]
 	return m.need, m.input
-}
-
-// childNotifications says what a child's notification does; every other
-// one (message and any newer) goes up to the client untouched. A
-// list_changed of a list kind never comes here: the server refreshes
-// that list itself and tells ListChanged (child.go).
-var childNotifications = map[string]func(*child, []byte){
-	"notifications/cancelled":    (*child).cancelled,
-	"notifications/progress":     (*child).progressed,
-	"notifications/tasks/status": (*child).taskStatus,
-	// Only from their owner (owners.go).
-	"notifications/resources/updated":    (*child).resourceUpdated,
-	"notifications/elicitation/complete": (*child).elicitationComplete,
-}
-
-func answerPing(_ *Aggregator, _ context.Context, c *call) []byte {
-	return jsonrpc.AppendResult(nil, c.id, []byte("{}"))
 }

@@ -74,13 +74,3 @@ const laneRoom = 1 << 20
 // requests (tools/list answers are large) before it reads is seldom held;
 // one that never reads its answers ends up waiting on its own writes.
 const clientRoom = 16 << 20
-
-// flushClient waits until everything queued for the client is written or
-// its output has failed, for flushGrace at most: a client that reads
-// nothing more does not hold up the end (the write that waits for it ends
-// with the process).
-func (a *Aggregator) flushClient() {
-	if grace := a.opts.graces.forFlush(); !a.client.conn.WaitWrites(grace) {
-		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", grace)
-	}
-}

@@ -1,9 +1,6 @@
 package aggregator
 
 import (
-	"fmt"
-	"sync"
-
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/uritemplate"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -43,11 +40,6 @@ func (a *Aggregator) uriOwner(uri string) *child {
 	return best
 }
 
-// unavailable is the error for a request about uri, whose owner is down.
-func (c *call) unavailable(uri string, owner *child) []byte {
-	return errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("Resource %s is unavailable: server %q %s (the aggregator's log says why)", uri, owner.key, owner.downState()))
-}
-
 // resourceUpdated passes the server's notifications/resources/updated on
 // when the server owns its URI: a server cannot tell the client that
 // another's resource changed.
@@ -70,63 +62,6 @@ func (c *child) elicitationComplete(params []byte) {
 		return
 	}
 	c.notifyClient(&jsonrpc.Message{Method: "notifications/elicitation/complete", Params: params})
-}
-
-// urlElicitations are the URL-mode elicitations of one server that went up
-// to the client (its elicitation/create, or a -32042 error's
-// data.elicitations) and may still be completed, by elicitationId; the
-// oldest are forgotten past maxElicitations.
-type urlElicitations struct {
-	mu    sync.Mutex // protects the fields below; a leaf
-	open  map[string]bool
-	order []string // ids in the order they went up, some perhaps taken
-}
-
-// maxElicitations bounds the URL elicitations of one server kept open.
-const maxElicitations = 256
-
-// add records an elicitation of the server that went up.
-func (u *urlElicitations) add(id string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.open == nil {
-		u.open = make(map[string]bool)
-	}
-	if u.open[id] {
-		return
-	}
-	for len(u.open) >= maxElicitations && len(u.order) > 0 {
-		delete(u.open, u.order[0])
-		u.order = u.order[1:]
-	}
-	u.open[id] = true
-	u.order = append(u.order, id)
-}
-
-// take reports whether id is an open elicitation of the server, and
-// forgets it.
-func (u *urlElicitations) take(id string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if !u.open[id] {
-		return false
-	}
-	delete(u.open, id)
-	if len(u.order) > 2*maxElicitations { // taken ids left in order
-		u.order = compact(u.order, u.open)
-	}
-	return true
-}
-
-// compact keeps the ids of order still open.
-func compact(order []string, open map[string]bool) []string {
-	kept := order[:0]
-	for _, id := range order {
-		if open[id] {
-			kept = append(kept, id)
-		}
-	}
-	return kept
 }
 
 // noteElicitation records the elicitationId of a URL-mode

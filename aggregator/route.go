@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/shape"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -96,27 +95,6 @@ func (a *Aggregator) serve(c *call) {
 	}
 }
 
-// listed reports whether a call routed by name names a tool or prompt
-// that a running server listed: a call to a server that is up is served
-// without waiting for the others to start. (What is not listed yet waits,
-// and is then looked up again.)
-func (a *Aggregator) listed(c *call) bool {
-	name, ok := c.name()
-	if !ok {
-		return false
-	}
-	r := a.reg.Load()
-	switch c.method {
-	case "tools/call":
-		_, ok = r.tools[string(name)]
-	case "prompts/get":
-		_, ok = r.prompts[string(name)]
-	default:
-		ok = false
-	}
-	return ok
-}
-
 // run serves a call: answers it here, or routes it to its child and
 // forwards it there.
 func (a *Aggregator) run(ctx context.Context, c *call) {
@@ -130,19 +108,6 @@ func (a *Aggregator) run(ctx context.Context, c *call) {
 		return
 	}
 	a.forward(c, t)
-}
-
-// target is where a route sends a request: the child, and the params it
-// gets as parts to join (the client's params with the child's own name
-// spliced in, say), so that they are copied once, straight into the line.
-type target struct {
-	child *child
-	parts [3][]byte
-}
-
-// to returns a target sending params to c unchanged.
-func to(c *child, params []byte) target {
-	return target{child: c, parts: [3][]byte{params}}
 }
 
 // forward sends the call to its target under a fresh id of the child's
@@ -176,143 +141,10 @@ func (a *Aggregator) forward(c *call, t target) {
 	}
 }
 
-// Answered is the child's answer (or the error that ended the child's
-// connection), on the goroutine that received it. An answer with a member
-// twice, or one a client could not read (package shape), becomes an error
-// naming the child. The answer to an
-// exchange goes to the call waiting for it, if any (input_modern.go).
-func (c *call) Answered(resp *jsonrpc.Message, err error) {
-	if resp != nil && resp.Duplicate != "" {
-		resp, err = nil, c.child.DuplicateAnswer(resp.Duplicate)
-	} else if resp != nil {
-		if problem := shape.Answer(resp); problem != "" {
-			resp, err = nil, c.child.MalformedAnswer(problem)
-		}
+// newCall reads a request of the client at the border.
+func newCall(a *Aggregator, m *jsonrpc.Message, b *batch, slot int) *call {
+	return &call{
+		a: a, id: m.ID, key: jsonrpc.Key(m.ID), method: m.Method, spec: clientMethods[m.Method],
+		params: m.Params, p: readParams(m.Params), batch: b, slot: slot,
 	}
-	if x := c.exchange; x != nil {
-		if w := x.finish(resp, err); w != nil {
-			w.deliver(resp, err)
-		}
-		return
-	}
-	c.deliver(resp, err)
-}
-
-// deliver sends the child's answer to the client under the client's id,
-// adapted to the client's era and through the method's modifyResponse hook
-// if it has one. A child that is gone is named in the error.
-func (c *call) deliver(resp *jsonrpc.Message, err error) {
-	if err != nil {
-		c.child.Explain(err, func(err error) {
-			c.answer(errorLine(c.id, jsonrpc.CodeInternalError, err.Error()))
-		})
-		return
-	}
-	resp, ok := c.toClientEra(resp)
-	if !ok {
-		return
-	}
-	if resp.Error != nil {
-		c.child.noteRequiredElicitations(resp.Error)
-	} else {
-		// Its task ties, if any, are its own tasks' (under the ids the
-		// client knows), or taken out.
-		if tied := c.a.relay.tiesToClient(c.child, resp.Result); !sameSlice(tied, resp.Result) {
-			own := *resp
-			own.Result = tied
-			resp = &own
-		}
-	}
-	modify := c.spec.modifyResponse
-	if c.p.augmented && c.spec.taskCreated != nil {
-		modify = c.spec.taskCreated
-	}
-	if modify != nil {
-		if line := modify(c, resp); line != nil {
-			c.answer(line)
-			if c.task != nil { // statuses the child sent before this answer
-				c.child.releaseStatuses(c.task)
-			}
-			return
-		}
-	}
-	if resp.Error == nil && len(resp.Result) >= largeResult {
-		c.answerLarge(resp.Result)
-		return
-	}
-	c.answer(responseLine(c.id, resp))
-}
-
-// answer takes the call out of the in-flight table and, if it was still
-// there, writes line. nil means no answer is due from the caller: a call
-// the client cancelled gets none, any other the shutdown error.
-func (c *call) answer(line []byte) {
-	if !c.settle() {
-		return
-	}
-	if line == nil && !c.isCancelled() {
-		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
-	}
-	c.write(line)
-}
-
-// largeResult is the size from which a child's result is written to the
-// client from where it lies (answerLarge) rather than copied into an
-// answer line: the copy would double the aggregator's memory for it.
-const largeResult = 64 << 10
-
-// answerLarge is answer with a child's large result, written under the
-// client's id without being copied; in a batch, whose answer is one line,
-// it is copied as any other.
-func (c *call) answerLarge(result []byte) {
-	if c.batch != nil {
-		c.answer(jsonrpc.AppendResult(nil, c.id, result))
-		return
-	}
-	if !c.settle() {
-		return
-	}
-	parts := jsonrpc.ResultParts(c.id, result)
-	c.lane().WriteParts(parts[:]...)
-}
-
-// settle takes the call out of the in-flight table and ends its progress,
-// and reports whether it was still there: whether the answer is the
-// caller's to write.
-func (c *call) settle() bool {
-	if !c.a.client.inflight.remove(c.key, c) {
-		return false
-	}
-	c.forgetProgress()
-	if c.logLevel != "" && c.child != nil && c.child.era().logsFollowCalls() {
-		c.child.logging.Add(-1)
-	}
-	return true
-}
-
-// write sends the call's one answer, once it is out of the in-flight
-// table: on a line of its own, or into its batch (nil: nothing to say).
-func (c *call) write(line []byte) {
-	if c.batch != nil {
-		c.batch.put(c.slot, line)
-		return
-	}
-	if line != nil {
-		c.lane().Write(line)
-	}
-}
-
-// lane is where the call's answer goes into the client's queue: its
-// child's lane once it was sent to one, else the aggregator's own.
-func (c *call) lane() *jsonrpc.Lane {
-	if l := c.via.Load(); l != nil {
-		return l
-	}
-	return c.a.client.conn.Lane()
-}
-
-// sameSlice reports whether a and b are the same bytes in memory (not a
-// copy).
-func sameSlice(a, b []byte) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -64,20 +64,6 @@ func (c *child) dispatch(m *jsonrpc.Message) {
 	c.notifyClient(m)
 }
 
-// notifyClient passes a child's notification to the client, as the
-// client's era has it (clientEra.notification). Acknowledgements of the
-// aggregator's own listens stay here.
-func (c *child) notifyClient(m *jsonrpc.Message) {
-	up := c.host.client.conn
-	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
-		return
-	}
-	if c.host.client.era().notification(c, m) {
-		return
-	}
-	c.up.Notify(m.Method, c.host.relay.tiesToClient(c, m.Params))
-}
-
 // cancelled is the child's notifications/cancelled of one of its requests
 // to the client.
 func (c *child) cancelled(params []byte) {
@@ -109,22 +95,6 @@ func (c *child) progressed(params []byte) {
 		}
 	}
 	c.up.Notify("notifications/progress", c.host.relay.tiesToClient(c, params))
-}
-
-// childRequest is a child's request relayed to the client: in the child's
-// incoming table under the child's id from when it is read until the
-// client answers, the child cancels it, or either is gone.
-type childRequest struct {
-	c         *child
-	id        []byte // the child's id
-	key       string // jsonrpc.Key(id)
-	token     string // the key (jsonrpc.Key) of the progress token handed to the client; "" if none
-	method    string
-	augmented bool        // it asks the client for a task
-	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
-	timer     *time.Timer // ends it unanswered after Options.ClientRequestTimeout
-
-	sendState // its id at the client, the child's cancel
 }
 
 // maxClientRequests bounds the requests of one child that wait for the
@@ -275,13 +245,6 @@ func (r *childRequest) forgetToken() {
 	if r.token != "" {
 		r.c.host.relay.progress.take(r.token)
 	}
-}
-
-// progressRoute leads a progress token the aggregator gave the client back to
-// the child whose request carried it, and to the child's own token.
-type progressRoute struct {
-	child *child
-	token string // the child's token, raw JSON as the child wrote it
 }
 
 // remapProgressToken gives a child request's progress token a fresh name

@@ -188,17 +188,6 @@ func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []b
 	return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: params.ref.type must be \"ref/prompt\" or \"ref/resource\", not %q", kind))
 }
 
-// resourceChildren are the running children that declared resources.
-func (a *Aggregator) resourceChildren() []*child {
-	var cs []*child
-	for _, c := range a.children() {
-		if c.running() && c.capabilities().Resources {
-			cs = append(cs, c)
-		}
-	}
-	return cs
-}
-
 // resourceOwner finds the server that owns uri, running or down
 // (uriOwner). On a miss it refreshes the lists once, for resources that
 // appeared since.
@@ -219,4 +208,9 @@ func (a *Aggregator) templateOwner(uriTemplate string) *child {
 		}
 	}
 	return nil
+}
+
+// unavailable is the error for a request about uri, whose owner is down.
+func (c *call) unavailable(uri string, owner *child) []byte {
+	return errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("Resource %s is unavailable: server %q %s (the aggregator's log says why)", uri, owner.key, owner.downState()))
 }

@@ -16,37 +16,12 @@ package aggregator
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
-
-// DefaultFastListWait is the default of Options.FastListWait: how long the
-// first lists of a client known to fetch them again on list_changed wait
-// for servers still starting. Such clients do not wait long before their
-// first model request (measured: Claude Code 2.1.197 in print mode about
-// 2 s), so the servers that are up are listed within it, and the others
-// follow with list_changed.
-const DefaultFastListWait = time.Second
-
-// startWaits bound how long the first lists wait for children still
-// starting, from the first request that needed them.
-type startWaits struct {
-	once  sync.Once       // the wait begins once
-	mu    sync.Mutex      // protects lists
-	lists <-chan struct{} // closed once lists may wait no longer; nil before the first
-}
-
-// listsDone is closed once lists may wait no longer; nil (never) before
-// the first request that needed every server.
-func (w *startWaits) listsDone() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.lists
-}
 
 // beginClient begins the client's session with the plan its children are
 // started with: names are formed for the client it names. Nothing starts
@@ -359,4 +334,19 @@ func (a *Aggregator) childUp(c *child) {
 	}
 	a.log.Debugf("server %q: up after the client was answered a list; telling it the lists changed", c.key)
 	announceLists(c.capabilities(), a.tellClient)
+}
+
+// setNaming sets how names are formed for the client, before any child
+// has listed a name. A --separator that breaks the strict form is kept
+// (an explicit choice wins), with a warning.
+func (a *Aggregator) setNaming(clientName string, n naming.Scheme) {
+	a.regMu.Lock()
+	a.naming, a.clientName = n, clientName
+	a.clientNaming.Store(&n)
+	a.regMu.Unlock()
+	a.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.Sep, n.Strict)
+	if n.Strict && !naming.Conforms("k"+n.Sep+"t") {
+		a.log.Warnf("%s accepts only tool names matching %s, and withholds every tool of a server when one name does not: --separator %q breaks it in every name; without --separator it gets %q",
+			clientLabel(clientName), naming.StrictPattern, n.Sep, naming.StrictSep)
+	}
 }

@@ -3,13 +3,9 @@ package aggregator
 import (
 	"bytes"
 	"context"
-	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -32,38 +28,6 @@ import (
 // an error naming the server and the bound. A tasks/list shows every task
 // the child lists, but for this: past the bound, it leaves out unknown
 // finished tasks instead of churning ids (listedTask).
-
-// relatedTask is the _meta key that ties a message to a task.
-const relatedTask = eras.RelatedTask
-
-// task is a child's task, known to the client under id.
-type task struct {
-	taskEntry        // id: the aggregator's, shown to the client
-	childID   []byte // the child's id, as it wrote it (a JSON string)
-	// createdAt and ttl are the task's, as the child gave them, for the
-	// status the client is sent when the child dies.
-	createdAt, ttl []byte
-
-	listed atomic.Int64 // the last of its child's tasks/list passes that listed it (taskListing)
-
-	mu       sync.Mutex // protects terminal
-	terminal bool       // completed, failed or cancelled
-}
-
-// taskTable is the aggregator's side of every child's tasks: by the id the
-// client knows, and per child by the child's id. A task leaves both when
-// its ttl has run out, when its child no longer knows it or is gone, when
-// its child's table is full, or with the session.
-type taskTable struct {
-	taskIndex[*task]
-	seq      atomic.Int64 // the last id handed out (the client's tasks are numbered with them)
-	sweeping sync.Mutex   // one sweep at a time
-	sweepAt  atomic.Int64 // the registration count at which the next sweep runs
-
-	forgetMu   sync.Mutex     // protects timers
-	timers     []*time.Timer  // forgetLater's, one per child that died
-	forgetting sync.WaitGroup // forgetLater's timers not stopped
-}
 
 // sweepEvery is how many tasks are registered between two sweeps of the
 // expired ones.
@@ -219,16 +183,6 @@ func setTaskID(obj []byte, id string) []byte {
 	return setMember(obj, "taskId", jsonrpc.AppendString(nil, id))
 }
 
-// setMember returns the object obj with the member key set to value, or obj
-// unchanged when it has no such member.
-func setMember(obj []byte, key string, value []byte) []byte {
-	out, err := jsonrpc.ReplaceMember(obj, key, value)
-	if err != nil {
-		return obj
-	}
-	return out
-}
-
 // routeTask routes tasks/get, tasks/result and tasks/cancel to the child
 // running the task, with the child's own id in params.taskId.
 func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
@@ -280,43 +234,6 @@ func (c *call) forgetIfUnknown(errObj []byte) {
 	}
 }
 
-// relatedToClient returns msg (params or a result) with the child's task
-// id in _meta's related-task replaced by the aggregator's. A related-task
-// naming a task that is not one of the child's is taken out: a server
-// speaks only for its own tasks ("A's deploy needs your password" from
-// server B must not reach the client tied to A's task).
-func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
-	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
-		key, isString := jsonrpc.String(id)
-		if t, ok := c.tasks.get(key); ok && isString {
-			return jsonrpc.AppendString(nil, t.id), true
-		}
-		rt.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
-		return nil, false
-	}, true)
-}
-
-// rewriteRelatedRaw replaces _meta[relatedTask].taskId in msg with the id
-// (raw JSON) that ours maps it to; an id ours does not map is left as it
-// is, or, with untie, taken out with its related-task.
-func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bool) []byte {
-	return eras.EditMeta(msg, func(meta []byte) []byte {
-		rel, ok := jsonrpc.Member(meta, relatedTask)
-		if !ok {
-			return nil
-		}
-		id, _ := jsonrpc.Member(rel, "taskId")
-		mapped, ok := ours(id)
-		if !ok && untie {
-			return eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask })
-		}
-		if !ok {
-			return nil
-		}
-		return setMember(meta, relatedTask, setMember(rel, "taskId", mapped))
-	})
-}
-
 // taskStatus is a child's notifications/tasks/status: up to the client
 // under the aggregator's id. A status of a task the aggregator does not
 // know yet is held until the answer that creates the task has gone to the
@@ -351,55 +268,6 @@ func (c *child) releaseStatuses(t *task) {
 	for _, params := range c.heldStatuses.take(key) {
 		c.sendStatus(t, params)
 	}
-}
-
-// heldStatuses are a child's statuses of tasks not known yet, by the
-// child's task id: at most heldStatusTasks tasks (the oldest make room),
-// heldStatusPerTask statuses each.
-type heldStatuses struct {
-	mu    sync.Mutex // protects the fields below
-	byID  map[string][][]byte
-	order []string // the ids in byID, oldest first
-}
-
-const (
-	heldStatusTasks   = 64
-	heldStatusPerTask = 16
-)
-
-// hold keeps the status, and reports false when it cannot.
-func (h *heldStatuses) hold(key string, params []byte) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.byID == nil {
-		h.byID = make(map[string][][]byte)
-	}
-	held, ok := h.byID[key]
-	switch {
-	case len(held) >= heldStatusPerTask:
-		return false
-	case !ok && len(h.order) >= heldStatusTasks:
-		delete(h.byID, h.order[0])
-		h.order = h.order[1:]
-	}
-	if !ok {
-		h.order = append(h.order, key)
-	}
-	h.byID[key] = append(held, params)
-	return true
-}
-
-// take returns and forgets the statuses held for key.
-func (h *heldStatuses) take(key string) [][]byte {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	held, ok := h.byID[key]
-	if !ok {
-		return nil
-	}
-	delete(h.byID, key)
-	h.order = slices.DeleteFunc(h.order, func(k string) bool { return k == key })
-	return held
 }
 
 // failTasks tells the client that every task of a child that died and had

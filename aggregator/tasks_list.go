@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -149,80 +148,6 @@ func taskIDMember(obj []byte) (string, bool) {
 func (rt *relayTables) mapped(t *task) bool {
 	cur, ok := rt.tasks.byID.get(t.id)
 	return ok && cur == t
-}
-
-// taskListing follows a child's tasks/list passes, each from its first
-// page to its last, to tell the tasks the child still keeps from those it
-// no longer does: the spec has every task a requestor may tasks/get in
-// its tasks/list, so a task missing from a whole pass that began after it
-// was registered is gone from the child.
-type taskListing struct {
-	mu       sync.Mutex // protects the fields below
-	current  listPass   // the latest pass begun
-	done     listPass   // the latest pass that reached its last page
-	noneGone int64      // done.n once forgetGone found no task gone by it
-}
-
-// listPass is one tasks/list pass of a child.
-type listPass struct {
-	n     int64 // counts the passes begun, from 1
-	lastT int64 // the last task registered (taskTable.seq) when it began
-}
-
-// begin begins a pass after task lastT, and returns its number.
-func (l *taskListing) begin(lastT int64) int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.current = listPass{n: l.current.n + 1, lastT: lastT}
-	return l.current.n
-}
-
-// at returns the number of the pass under way (0: none began).
-func (l *taskListing) at() int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.current.n
-}
-
-// finish records that pass n reached its last page, unless a later pass
-// has begun meanwhile.
-func (l *taskListing) finish(n int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n == l.current.n {
-		l.done = l.current
-	}
-}
-
-// whole returns the latest pass that reached its last page, and whether
-// forgetGone found no task gone in it already.
-func (l *taskListing) whole() (listPass, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.done, l.done.n == 0 || l.noneGone == l.done.n
-}
-
-// noneGoneIn records that no task of the child is gone by pass p (the tasks
-// gone by one pass only ever become fewer).
-func (l *taskListing) noneGoneIn(p listPass) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.noneGone = p.n
-}
-
-// lacks reports whether the whole pass p shows that the child no longer
-// keeps t: it began after t was registered, and did not list it.
-func (p listPass) lacks(t *task) bool {
-	return p.n > 0 && t.seq <= p.lastT && t.listed.Load() < p.n
-}
-
-// listedLast reports whether the child listed t in its latest pass, whole
-// or under way.
-func (l *taskListing) listedLast(t *task) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := t.listed.Load()
-	return n > 0 && (n == l.current.n || n == l.done.n)
 }
 
 // taskListResult builds the page, with a cursor to go on from child idx of

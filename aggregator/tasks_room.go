@@ -5,16 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 )
 
 // This file bounds the tasks the aggregator maps for one server
 // (maxTasksPerServer) and says what became of an id it forgot.
-
-// maxTasksPerServer bounds the tasks of one server that the aggregator
-// maps; makeRoom forgets an eighth of them when it is passed. (A variable
-// for the tests.)
-var maxTasksPerServer = 4096
 
 // makeRoom forgets the tasks the child no longer keeps, if it can
 // (forgetGone); else the oldest eighth of its tasks, finished ones first,
@@ -67,39 +61,6 @@ func (rt *relayTables) forgetGone(c *child) int {
 	}
 	rt.log.Debugf("server %q: %d tasks it no longer lists forgotten to make room", c.key, len(gone))
 	return len(gone)
-}
-
-// evictedTasks remembers, for the error a later use gets, the ids of the
-// last maxEvictedKept tasks forgotten to make room, with their server.
-type evictedTasks struct {
-	mu    sync.Mutex // protects the fields below
-	key   map[string]string
-	order []string // oldest first
-}
-
-const maxEvictedKept = 4096
-
-func (e *evictedTasks) add(id, serverKey string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.key == nil {
-		e.key = make(map[string]string)
-	}
-	if len(e.order) >= maxEvictedKept {
-		delete(e.key, e.order[0])
-		e.order = e.order[1:]
-	}
-	e.key[id] = serverKey
-	e.order = append(e.order, id)
-}
-
-// server returns the key of the server whose task id was forgotten to make
-// room, if it was.
-func (e *evictedTasks) server(id string) (string, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k, ok := e.key[id]
-	return k, ok
 }
 
 // unknownTask is the message of -32602 for a task id the aggregator does

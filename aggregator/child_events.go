@@ -1,0 +1,58 @@
+package aggregator
+
+import (
+	"errors"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
+)
+
+// Pace holds the server's reader while more than laneRoom bytes of what it
+// sent the client wait to be written: the client's pace is the server's.
+func (c *child) Pace(done <-chan struct{}) {
+	if c.up != nil {
+		c.up.WaitRoom(laneRoom, done)
+	}
+}
+
+// Opened: the server's session is open; what its era needs before its
+// lists are fetched is done (serverEra.opened).
+func (c *child) Opened() { c.era().opened(c) }
+
+// Up: the server runs; it enters the registry before its waiters go on,
+// and the client hears of it when it was answered a list without it.
+func (c *child) Up() {
+	c.host.session.rebuild()
+	c.host.session.childUp(c)
+}
+
+// ListChanged: a list of the server was fetched anew; the registry is
+// built anew and the client told.
+func (c *child) ListChanged(method string) {
+	c.host.session.rebuild()
+	c.host.session.tellClient(method)
+}
+
+// Dropped: the server failed or was stopped. Its requests to the client
+// are cancelled; at a failure or a reload its tasks fail, and when it was
+// up its entries leave the registry and the client hears that lists
+// changed.
+func (c *child) Dropped(why error, wasRunning bool) {
+	if errors.Is(why, errShuttingDown) { // their timers end with the session
+		for _, r := range c.incoming.takeAll() {
+			r.cancel(errShuttingDown)
+		}
+		return
+	}
+	cause := why // a reload's: it says why
+	if c.Status().State == server.Failed {
+		cause = c.Errorf("is gone")
+	}
+	for _, r := range c.incoming.takeAll() {
+		r.cancel(cause)
+	}
+	c.failTasks(toldClient(why))
+	if wasRunning {
+		c.host.session.rebuild()
+		announceLists(c.Status().Caps, c.host.session.tellClient)
+	}
+}
