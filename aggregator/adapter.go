@@ -9,13 +9,14 @@ import (
 )
 
 // This file is where the two protocol eras meet. A server's era
-// (serverEra) and the client's (clientEra) are each an interface with a
-// legacy and a modern implementation, chosen once when the peer's era is
-// settled; the rest of the package asks them what to do and never asks
-// which era a peer speaks. What a request and its answer become between a
-// client and a server of different eras is toServerEra and toClientEra
-// (below); the stateless conversions themselves are package eras; the
-// longer routines of one pair of eras have files of their own:
+// (serverEra) and the client's (clientEra) are each an interface, declared
+// in era.go with the choice of one for a peer, and implemented here, for
+// the legacy and the modern era; the rest of the package asks them what to
+// do and never asks which era a peer speaks. What a request and its answer
+// become between a client and a server of different eras is toServerEra
+// and toClientEra (below); the stateless conversions themselves are
+// package eras; the longer routines of one pair of eras have files of
+// their own:
 //
 //   - input_modern.go: a modern client over a legacy server (a server's
 //     request becomes input_required);
@@ -55,8 +56,6 @@ func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
 	}
 	return params, true
 }
-
-// The answers the aggregator makes itself, in the client's era.
 
 func (legacyServer) opened(c *child) {
 	c.host.client.era().serverVersion(c, c.Status().Version)

@@ -8,15 +8,15 @@
 // # The route of a message
 //
 // A client line is parsed once by the client's jsonrpc.Conn and handed to
-// clientMessage (client.go). route.go then reads top to bottom: a request
+// clientMessage (client_messages.go). route.go then reads top to bottom: a request
 // is admitted as a call (call.go: its id, its method's entry in the method
 // table of methods.go, what routing needs from its params, read once) into
 // the client's in-flight table, which refuses an id already in use; it is
 // answered here (ping, the merged lists, fan-outs) or routed to one child
 // (by prefixed name, by URI: routes.go), adapted to the child's era, and
 // sent (forward); the child's answer comes back on the child's reader
-// goroutine to the call, which adapts it to the client's era and writes
-// it under the client's id (or into its batch, batch.go). Every request
+// goroutine to the call (answer.go), which adapts it to the client's era
+// and writes it under the client's id (or into its batch, batch.go). Every request
 // relayed either way is sent and taken back as send.go says: a cancel
 // always goes through jsonrpc.Lane.Cancel.
 //
@@ -25,7 +25,7 @@
 // notifications by the child method table; until the client is
 // initialized they wait at the gate (gate.go).
 //
-// A child holds a childHost (child_host.go), not the Aggregator: the few parts
+// A child holds a childHost (child.go), not the Aggregator: the few parts
 // of the session it needs (its settings, the log, the session's lifetime,
 // the client's session, the relayTables of progress tokens and tasks, a
 // modern client's streams) and the events it tells the session of.
@@ -46,6 +46,20 @@
 // it. Ids are looked up as JSON values (jsonrpc.Key): "a\/b" finds "a/b",
 // 7.0 finds 7, and "7" never finds 7; what goes back to a peer is the id
 // as it wrote it.
+//
+// # Two layers of files
+//
+// The session's types point to each other (the Aggregator holds its
+// children and the client's calls; a call its child; a child its tasks),
+// so the files that declare them form one cycle, and they are kept few:
+// aggregator.go, call.go, batch.go, exchange.go, child.go, client.go,
+// era.go, gate.go, listen.go, list_kinds.go, registry.go and relay.go hold
+// the session's state and what works on that state alone. Every path
+// (serve.go, client_messages.go, route.go, answer.go, route_server.go,
+// child_events.go, the methods' files, startup.go, reload.go, tasks*.go)
+// sits above them: a state file never calls a path. Stateless helpers
+// (lines.go, entries.go, filter.go, idtable.go, send.go, output.go,
+// log.go, ...) sit below both. TestStateFilesCallNoPath keeps it so.
 //
 // # Locks
 //

@@ -5,6 +5,11 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is how a call sent to a server ends: its answer arrives on the
+// server's reader (Answered), is adapted to the client's era (toClientEra,
+// adapter.go) and delivered under the client's id (deliver); or the client
+// cancels it and the call is taken back (cancel, takeBack).
+
 // Answered is the child's answer (or the error that ended the child's
 // connection), on the goroutine that received it. An answer with a member
 // twice, or one a client could not read (package shape), becomes an error

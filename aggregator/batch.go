@@ -4,6 +4,10 @@ import (
 	"sync"
 )
 
+// This file is a client's batch: the answers of its elements are collected
+// and written as one line once none is owed (client_messages.go reads the
+// batch in).
+
 // batch collects the answers to the requests of one JSON-RPC batch, which
 // are answered together, as one array, once the last is in.
 type batch struct {

@@ -8,6 +8,13 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is a client's request in flight (call): what routing reads of
+// it once (paramsView), its method's row in the method table (method,
+// methods.go), its target server (target), and how its one answer is
+// written (answer, settle, write). It holds state and what works on that
+// state alone: the paths that route and answer a call are route.go and
+// answer.go.
+
 // call is one client request from the moment it is read until it is
 // answered: one object for its whole life. While it is owed an answer it
 // sits in the client's in-flight table; whoever takes it out writes its one

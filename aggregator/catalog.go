@@ -8,6 +8,11 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file builds the registry (registry.go) from every server's lists:
+// the names each server's entry exposes (filter.go), its compound tools
+// (compound.go), and the names formed for the client (internal/naming),
+// with a warning for what was hidden or renamed.
+
 // rebuild makes a new registry from the running children in config order.
 func (a *Aggregator) rebuild() {
 	a.regMu.Lock()

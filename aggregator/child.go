@@ -10,6 +10,11 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is what a server is to the session (child) and what a child
+// gets of the session (childHost): state, and what works on that state
+// alone. What the session does when a server tells it something is
+// child_events.go (its lifecycle) and route_server.go (its messages).
+
 // child is one configured server as the session sees it: the server
 // itself (package server: its process, connection, era, lists, stop),
 // and the session's side of the conversation with it, which the server
@@ -46,10 +51,6 @@ func newChild(host *childHost, s config.Server, after <-chan struct{}) *child {
 	c.view.Store(newToolView(s.Tools))
 	return c
 }
-
-// The server's events (server.Events).
-
-// What the session asks of the server's state.
 
 func (c *child) running() bool     { return c.Status().State == server.Running }
 func (c *child) initialized() bool { return c.Status().Initialized() }

@@ -6,6 +6,11 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 )
 
+// This file is what the session does when a server tells it what happened
+// to it (server.Events, except Message, which is route_server.go): its
+// reader is paced, its session opened, it is up, a list changed, it was
+// dropped.
+
 // Pace holds the server's reader while more than laneRoom bytes of what it
 // sent the client wait to be written: the client's pace is the server's.
 func (c *child) Pace(done <-chan struct{}) {

@@ -8,6 +8,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is the client's side of the session (clientSession): what it
+// declared at initialize, its log level, its gate and its in-flight calls.
+// Every message the client sends enters at client_messages.go.
+
 // clientSession is the client's side of the conversation: its connection,
 // what it negotiated and declared, its requests in flight and the gate its
 // children's early messages wait at.

@@ -7,6 +7,11 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is where every message the client sends enters the session: a
+// request (route.go takes it from here), a batch, a notification (by the
+// table of methods.go), a cancel, a line that is not JSON-RPC, one that is
+// too long.
+
 // clientMessage receives each request and notification of the client, on
 // the reader goroutine.
 func (a *Aggregator) clientMessage(m *jsonrpc.Message) {

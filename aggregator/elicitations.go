@@ -2,6 +2,9 @@ package aggregator
 
 import "sync"
 
+// This file bounds the URL-mode elicitations a server announced, which the
+// client may later see completed (owners.go).
+
 // urlElicitations are the URL-mode elicitations of one server that went up
 // to the client (its elicitation/create, or a -32042 error's
 // data.elicitations) and may still be completed, by elicitationId; the

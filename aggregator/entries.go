@@ -5,6 +5,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is a server's list entries by name (namedEntry) and the list
+// results the aggregator builds from them, byte for byte.
+
 // namedEntry is a tool or prompt as the registry names it: a server's
 // entry, under its exposed name.
 type namedEntry struct {

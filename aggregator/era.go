@@ -9,6 +9,12 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is what the session knows of the eras: the client's era and
+// how a request shows its own, the interfaces a server's era and the
+// client's answer to (serverEra, clientEra: implemented in adapter.go) and
+// which one a peer has, and the answers the aggregator makes itself in the
+// client's era.
+
 // era is the kind of protocol a peer speaks: legacy (2025-11-25 and
 // earlier: an initialize handshake, then a session) or modern (2026-07-28:
 // no handshake, every request carries its version and the client's

@@ -8,6 +8,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is the state of a modern client's call to a legacy server that
+// may take input (exchange): what it asks of the client and the set of them
+// a server has. How an exchange runs is input_modern.go.
+
 // exchange is a call of a modern client to a legacy child that may take
 // input, from when it is sent to when the child answers it for good.
 type exchange struct {

@@ -387,3 +387,103 @@ func TestTasksAreAHook(t *testing.T) {
 		}
 	}
 }
+
+// TestStateFilesCallNoPath fails when the files of the package fall back
+// into one knot: the files that declare the session's state point to each
+// other (their types do), and stay few because none of them calls a path
+// (route.go, answer.go, route_server.go, the methods' files, ...), which
+// would pull that path, and everything it calls, into their cycle. The
+// largest cycle of files may hold a third of them at most.
+func TestStateFilesCallNoPath(t *testing.T) {
+	t.Parallel()
+	p := typedPackage(t)
+	cycle, files := p.largestFileCycle()
+	t.Logf("largest cycle of files: %d of %d: %s", len(cycle), files, strings.Join(cycle, " "))
+	if len(cycle)*3 > files {
+		t.Errorf("%d of the package's %d files form one cycle (at most a third may): %s\n"+
+			"a file that declares the session's state calls a path: move the call up, or the state down (aggregator.go, # Two layers of files)",
+			len(cycle), files, strings.Join(cycle, " "))
+	}
+}
+
+// TestFileCyclesAreFound: the measure above sees a cycle of files through
+// a type, a method and a function, under any names.
+func TestFileCyclesAreFound(t *testing.T) {
+	p, err := check(token.NewFileSet(), importer.Default(), []namedSource{
+		{"a.go", "package p\ntype A struct{ b *B }\nfunc (a *A) run() { work(a) }"},
+		{"b.go", "package p\ntype B struct{}\nfunc (b *B) ask(a *A) {}"},
+		{"c.go", "package p\nfunc work(a *A) { a.b.ask(a) }"},
+		{"d.go", "package p\nfunc leaf() {}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cycle, files := p.largestFileCycle()
+	if files != 4 || strings.Join(cycle, " ") != "a.go b.go c.go" {
+		t.Errorf("largest cycle %v of %d files, want a.go b.go c.go of 4", cycle, files)
+	}
+}
+
+// largestFileCycle returns the largest set of files that depend on each
+// other (a file depends on another when it uses something declared there:
+// what the filegraph tool measures), sorted, and the number of files.
+func (p *typed) largestFileCycle() ([]string, int) {
+	fileOf := func(pos token.Pos) string { return filepath.Base(p.fset.Position(pos).Filename) }
+	edges := map[string]map[string]bool{}
+	for _, d := range p.decls {
+		edges[d.file] = map[string]bool{}
+	}
+	for id, obj := range p.info.Uses {
+		if obj == nil || obj.Pkg() != p.pkg {
+			continue
+		}
+		from, to := fileOf(id.Pos()), fileOf(obj.Pos())
+		if _, ok := edges[to]; ok && from != to {
+			edges[from][to] = true
+		}
+	}
+	var names []string
+	for f := range edges {
+		names = append(names, f)
+	}
+	slices.Sort(names)
+	// Tarjan's strongly connected components.
+	index, low, on := map[string]int{}, map[string]int{}, map[string]bool{}
+	var stack, largest []string
+	var visit func(v string)
+	visit = func(v string) {
+		index[v], low[v] = len(index), len(index)
+		stack = append(stack, v)
+		on[v] = true
+		for w := range edges[v] {
+			if _, seen := index[w]; !seen {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if on[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] == index[v] {
+			var c []string
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				on[w] = false
+				c = append(c, w)
+				if w == v {
+					break
+				}
+			}
+			if len(c) > len(largest) {
+				largest = c
+			}
+		}
+	}
+	for _, v := range names {
+		if _, seen := index[v]; !seen {
+			visit(v)
+		}
+	}
+	slices.Sort(largest)
+	return largest, len(names)
+}

@@ -6,6 +6,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file builds the lines the aggregator writes itself: error and
+// response lines under a peer's id, as it wrote it.
+
 func invalidLine(m *jsonrpc.Message, err error) []byte {
 	if errors.Is(err, jsonrpc.ErrParse) {
 		return errorLine(nil, jsonrpc.CodeParseError, "Parse error: "+err.Error())

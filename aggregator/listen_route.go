@@ -8,6 +8,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file serves a modern client's subscriptions/listen and
+// resources/subscribe: which servers a stream or a subscription goes to
+// (the streams themselves are listen.go).
+
 // listen serves subscriptions/listen: it acknowledges what the aggregator
 // will send (list changes of lists some child has; the URIs some child
 // serves and can watch), then relays those notifications, stamped with the

@@ -4,6 +4,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 )
 
+// This file is the registry's state: which listed name leads to which
+// server and name, and the names reloads keep. catalog.go builds it.
+
 // registry is an immutable snapshot of the tools and prompts of the running
 // children, rebuilt whenever a child starts, changes a list or fails. List
 // answers are prebuilt so that tools/list costs one lookup.

@@ -11,17 +11,13 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// tiesToClient returns msg, a server's params or result on its way to the
-// client, with its related-task tie told as the client may see it
-// (relatedToClient, tasks.go): the task hook of every message a server
-// sends up. A message that carries no tie, nearly every one, passes as it
-// is, and no task code runs for it.
-func (rt *relayTables) tiesToClient(c *child, msg []byte) []byte {
-	if !eras.TiedToTask(msg) {
-		return msg
-	}
-	return rt.relatedToClient(c, msg)
-}
+// This file is the relay's tables (relayTables): what ties ids across the
+// client and the servers besides a call's own id (progress tokens, the
+// servers' tasks, the client's tasks run for servers) and what each task
+// keeps (held statuses, list passes, ids forgotten to make room), with the
+// one hook through which a server's message reaches them (tiesToClient).
+// The paths that use them are route_server.go (progress), tasks.go,
+// tasks_list.go, tasks_room.go and client_tasks.go.
 
 // relayTables are the tables that tie ids across the client and the
 // servers, besides a call's own id: the progress tokens of servers'
@@ -312,3 +308,15 @@ func setMember(obj []byte, key string, value []byte) []byte {
 
 // relatedTask is the _meta key that ties a message to a task.
 const relatedTask = eras.RelatedTask
+
+// tiesToClient returns msg, a server's params or result on its way to the
+// client, with its related-task tie told as the client may see it
+// (relatedToClient, tasks.go): the task hook of every message a server
+// sends up. A message that carries no tie, nearly every one, passes as it
+// is, and no task code runs for it.
+func (rt *relayTables) tiesToClient(c *child, msg []byte) []byte {
+	if !eras.TiedToTask(msg) {
+		return msg
+	}
+	return rt.relatedToClient(c, msg)
+}

@@ -9,6 +9,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is the session's life: Serve reads the client until it goes,
+// then shutdown stops the servers and answers what is still owed.
+
 // Serve serves the client on in and out until in ends, a write to out
 // fails (the client went away) or ctx is done. Children start when the
 // client's requests need them (startup.go).

@@ -6,6 +6,11 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is the table of what servers send: the requests a server may
+// make of the client, with the capability each needs, and the notifications
+// a server sends that the session acts on (route_server.go dispatches by
+// them).
+
 // childRequests are the requests a child may send, each relayed to the
 // client when the client declared the capability it needs; others get
 // -32601. It is the one table of them, for the clients of both eras.
