@@ -30,8 +30,11 @@ type call struct {
 	batch  *batch // nil: answered on a line of its own
 	slot   int    // its place in batch
 
-	modern      bool      // a request of the modern era (its _meta checked)
-	logLevel    string    // the modern request's logLevel, if any
+	modern   bool   // a request of the modern era (its _meta checked)
+	logLevel string // the modern request's logLevel, if any
+	// countsLogs is set when the call counts in its legacy child's logging
+	// (toServerEra): settle uncounts it.
+	countsLogs  atomic.Bool
 	exchange    *exchange // a modern call to a legacy child that may take input
 	progressAt  []byte    // a retry of an exchange: the token the child's progress carries (the first call's)...
 	progressAs  []byte    // ...and the retry's own, which the client gets instead
@@ -213,7 +216,7 @@ func (c *call) settle() bool {
 		return false
 	}
 	c.forgetProgress()
-	if c.logLevel != "" && c.child != nil && c.child.era().logsFollowCalls() {
+	if c.countsLogs.Load() {
 		c.child.logging.Add(-1)
 	}
 	return true

@@ -142,17 +142,3 @@ func (c *child) setTools(t config.Tools) bool {
 	c.view.Store(newToolView(t))
 	return true
 }
-
-// notifyClient passes a child's notification to the client, as the
-// client's era has it (clientEra.notification). Acknowledgements of the
-// aggregator's own listens stay here.
-func (c *child) notifyClient(m *jsonrpc.Message) {
-	up := c.host.client.conn
-	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
-		return
-	}
-	if c.host.client.era().notification(c, m) {
-		return
-	}
-	c.up.Notify(m.Method, c.host.relay.tiesToClient(c, m.Params))
-}

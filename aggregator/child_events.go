@@ -7,17 +7,9 @@ import (
 )
 
 // This file is what the session does when a server tells it what happened
-// to it (server.Events, except Message, which is route_server.go): its
-// reader is paced, its session opened, it is up, a list changed, it was
-// dropped.
-
-// Pace holds the server's reader while more than laneRoom bytes of what it
-// sent the client wait to be written: the client's pace is the server's.
-func (c *child) Pace(done <-chan struct{}) {
-	if c.up != nil {
-		c.up.WaitRoom(laneRoom, done)
-	}
-}
+// to it (server.Events, but Pace and Message, which are route_server.go):
+// its session opened, it is up, a list changed, it was dropped; and how
+// the client is told that a list changed (tellClient).
 
 // Opened: the server's session is open; what its era needs before its
 // lists are fetched is done (serverEra.opened).
@@ -60,4 +52,19 @@ func (c *child) Dropped(why error, wasRunning bool) {
 		c.host.session.rebuild()
 		announceLists(c.Status().Caps, c.host.session.tellClient)
 	}
+}
+
+// tellClient sends a parameterless notification to the client, or keeps
+// it at the gate until the client is initialized.
+func (a *Aggregator) tellClient(method string) {
+	if a.client.conn == nil || a.client.gate.note(method) {
+		return
+	}
+	a.notifyListChanged(method)
+}
+
+// notifyListChanged tells the client that a list changed: a legacy client
+// at once; a modern client on each subscriptions/listen that asked for it.
+func (a *Aggregator) notifyListChanged(method string) {
+	a.client.era().listChanged(a, method)
 }

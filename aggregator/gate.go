@@ -105,18 +105,3 @@ func (g *clientGate) release(dispatch func(heldMessage)) (notes []string, droppe
 		}
 	}
 }
-
-// tellClient sends a parameterless notification to the client, or keeps
-// it at the gate until the client is initialized.
-func (a *Aggregator) tellClient(method string) {
-	if a.client.conn == nil || a.client.gate.note(method) {
-		return
-	}
-	a.notifyListChanged(method)
-}
-
-// notifyListChanged tells the client that a list changed: a legacy client
-// at once; a modern client on each subscriptions/listen that asked for it.
-func (a *Aggregator) notifyListChanged(method string) {
-	a.client.era().listChanged(a, method)
-}

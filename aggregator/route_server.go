@@ -13,10 +13,11 @@ import (
 // What a server sends takes one route, which this file reads top to
 // bottom, as route.go does a client's request:
 //
-//  1. admit: the server's reader (package server) hands the session each
-//     request and notification but a list's change (Message); until the
-//     client is initialized they wait at the gate (gate.go), within a
-//     bound;
+//  1. admit: the server's reader (package server) waits while what the
+//     server sent the client waits to be written (Pace), then hands the
+//     session each request and notification but a list's change
+//     (Message); until the client is initialized they wait at the gate
+//     (gate.go), within a bound;
 //  2. a request goes to the client as the client's era has it
 //     (clientEra.relayRequest): a legacy client gets it under a fresh id
 //     (requestClient), after the checks of what the client declared, with
@@ -31,6 +32,14 @@ import (
 //     elicitation's owner may say) or goes up as the client's era has it
 //     (notifyClient), on the server's lane into the client's queue, so
 //     that the server's pace is the client's.
+
+// Pace holds the server's reader while more than laneRoom bytes of what it
+// sent the client wait to be written: the client's pace is the server's.
+func (c *child) Pace(done <-chan struct{}) {
+	if c.up != nil {
+		c.up.WaitRoom(laneRoom, done)
+	}
+}
 
 // Message receives each request and notification of the server but its
 // lists' changes (server.Events), on its reader goroutine. Until the
@@ -62,6 +71,20 @@ func (c *child) dispatch(m *jsonrpc.Message) {
 		return
 	}
 	c.notifyClient(m)
+}
+
+// notifyClient passes a child's notification to the client, as the
+// client's era has it (clientEra.notification). Acknowledgements of the
+// aggregator's own listens stay here.
+func (c *child) notifyClient(m *jsonrpc.Message) {
+	up := c.host.client.conn
+	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
+		return
+	}
+	if c.host.client.era().notification(c, m) {
+		return
+	}
+	c.up.Notify(m.Method, c.host.relay.tiesToClient(c, m.Params))
 }
 
 // cancelled is the child's notifications/cancelled of one of its requests
