@@ -103,13 +103,6 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
 )
 
-// Process is a started child server: its pipes and its life. stdio.Process
-// is the real one; tests may provide others. Err names the server; Stop
-// closes stdin first, and signals the process group only after a grace
-// period; Terminate closes stdin and sends SIGTERM together (SIGKILL
-// shortly after), and hurries a Stop under way.
-type Process = stdio.Started
-
 // Options configure an Aggregator.
 type Options struct {
 	Name    string // serverInfo.name
@@ -188,6 +181,79 @@ const DefaultClientRequestTimeout = 10 * time.Minute
 
 // DefaultMaxQueue is the default of Options.MaxQueue.
 const DefaultMaxQueue = 32 << 20
+
+// DefaultProbeTimeout is how long a server may take to answer the
+// server/discover probe before it is taken for a legacy server (one that
+// ignores requests before initialize).
+const DefaultProbeTimeout = server.DefaultProbeTimeout
+
+// DefaultInputTimeout bounds how long a call answered input_required waits
+// for the client's retry before it is cancelled at the child.
+const DefaultInputTimeout = 5 * time.Minute
+
+// DefaultFastListWait is the default of Options.FastListWait: how long the
+// first lists of a client known to fetch them again on list_changed wait
+// for servers still starting. Such clients do not wait long before their
+// first model request (measured: Claude Code 2.1.197 in print mode about
+// 2 s), so the servers that are up are listed within it, and the others
+// follow with list_changed.
+const DefaultFastListWait = time.Second
+
+// DefaultServerNameLen is the length assumed for the name the client gives
+// the aggregator in its config (which no client sends) when
+// Options.ServerNameLen is 0: names are made to fit each known client's
+// limit with its prefix for a server name of up to this many characters.
+const DefaultServerNameLen = naming.DefaultServerNameLen
+
+// serverNameLen is the length of the name the client gives the aggregator.
+func (o Options) serverNameLen() int {
+	if o.ServerNameLen > 0 {
+		return o.ServerNameLen
+	}
+	return DefaultServerNameLen
+}
+
+// namingFor is the naming a client gets (naming.Settings.For) with
+// Options.Separator, Options.StrictNames and Options.ServerNameLen.
+func (o Options) namingFor(clientName string) naming.Scheme {
+	return naming.Settings{Sep: o.Separator, Strict: o.StrictNames, ServerNameLen: o.serverNameLen()}.For(clientName)
+}
+
+// listWait is how long the first lists wait for servers still starting,
+// from the first request that needs them: for a client known to fetch a
+// list again on list_changed, FastListWait (the rest follows with
+// list_changed); for any other, as long as its own budget allows
+// (naming.Startup: a client not in the table gives up after 5 s), and
+// answered inside it (listWaitShare), but no longer than the start-up
+// timeout.
+func (o Options) listWait(clientName string) time.Duration {
+	refetches, budget := naming.Startup(clientName)
+	return o.listWaitFor(refetches, budget)
+}
+
+// listWaitFor is listWait for a client that fetches the lists again, or
+// not, with its budget.
+func (o Options) listWaitFor(refetches bool, budget time.Duration) time.Duration {
+	switch {
+	case refetches:
+		return o.FastListWait
+	case budget == 0:
+		return o.StartupTimeout
+	}
+	return min(o.StartupTimeout, budget-budget/listWaitShare)
+}
+
+// listWaitShare: the first list of a client that lists once is answered
+// when a listWaitShare-th of its budget is left (4 s of 5 s, 24 s of 30 s),
+// room for the client's own clock starting before the request reached us.
+const listWaitShare = 5
+
+// Process is a started child server: its pipes and its life. stdio.Process
+// is the real one; tests may provide others. Err names the server; Stop
+// closes stdin first, and signals the process group only after a grace
+// period; Terminate closes stdin and sends SIGTERM together (SIGKILL
+// shortly after), and hurries a Stop under way.
+type Process = stdio.Started
 
 // Aggregator is one client session over a fixed set of children.
 type Aggregator struct {
@@ -287,77 +353,6 @@ func New(opts Options) *Aggregator {
 	return a
 }
 
-// hookWatchdog, when set (by the tests), watches the hooks of every
-// connection, which conn names (jsonrpc.Options.Watch): nothing that runs
-// on a reader may wait.
-var hookWatchdog func(conn string) func(what string) (done func())
-
-// watchHooks is hookWatchdog for conn, or nil.
-func watchHooks(conn string) func(string) func() {
-	if hookWatchdog == nil {
-		return nil
-	}
-	return hookWatchdog(conn)
-}
-
-// children are the configured servers, in config order: a snapshot, which
-// a reload replaces (reload.go) and nobody changes.
-func (a *Aggregator) children() []*child { return *a.servers.Load() }
-
-// DefaultProbeTimeout is how long a server may take to answer the
-// server/discover probe before it is taken for a legacy server (one that
-// ignores requests before initialize).
-const DefaultProbeTimeout = server.DefaultProbeTimeout
-
-// serverNameLen is the length of the name the client gives the aggregator.
-func (o Options) serverNameLen() int {
-	if o.ServerNameLen > 0 {
-		return o.ServerNameLen
-	}
-	return DefaultServerNameLen
-}
-
-// namingFor is the naming a client gets (naming.Settings.For) with
-// Options.Separator, Options.StrictNames and Options.ServerNameLen.
-func (o Options) namingFor(clientName string) naming.Scheme {
-	return naming.Settings{Sep: o.Separator, Strict: o.StrictNames, ServerNameLen: o.serverNameLen()}.For(clientName)
-}
-
-// listWait is how long the first lists wait for servers still starting,
-// from the first request that needs them: for a client known to fetch a
-// list again on list_changed, FastListWait (the rest follows with
-// list_changed); for any other, as long as its own budget allows
-// (naming.Startup: a client not in the table gives up after 5 s), and
-// answered inside it (listWaitShare), but no longer than the start-up
-// timeout.
-func (o Options) listWait(clientName string) time.Duration {
-	refetches, budget := naming.Startup(clientName)
-	return o.listWaitFor(refetches, budget)
-}
-
-// listWaitFor is listWait for a client that fetches the lists again, or
-// not, with its budget.
-func (o Options) listWaitFor(refetches bool, budget time.Duration) time.Duration {
-	switch {
-	case refetches:
-		return o.FastListWait
-	case budget == 0:
-		return o.StartupTimeout
-	}
-	return min(o.StartupTimeout, budget-budget/listWaitShare)
-}
-
-// listWaitShare: the first list of a client that lists once is answered
-// when a listWaitShare-th of its budget is left (4 s of 5 s, 24 s of 30 s),
-// room for the client's own clock starting before the request reached us.
-const listWaitShare = 5
-
-// DefaultServerNameLen is the length assumed for the name the client gives
-// the aggregator in its config (which no client sends) when
-// Options.ServerNameLen is 0: names are made to fit each known client's
-// limit with its prefix for a server name of up to this many characters.
-const DefaultServerNameLen = naming.DefaultServerNameLen
-
 // makeServerInfo is the serverInfo of an aggregator named name, of
 // version.
 func makeServerInfo(name, version string) []byte {
@@ -366,13 +361,23 @@ func makeServerInfo(name, version string) []byte {
 	return append(b, '}')
 }
 
-// DefaultFastListWait is the default of Options.FastListWait: how long the
-// first lists of a client known to fetch them again on list_changed wait
-// for servers still starting. Such clients do not wait long before their
-// first model request (measured: Claude Code 2.1.197 in print mode about
-// 2 s), so the servers that are up are listed within it, and the others
-// follow with list_changed.
-const DefaultFastListWait = time.Second
+// children are the configured servers, in config order: a snapshot, which
+// a reload replaces (reload.go) and nobody changes.
+func (a *Aggregator) children() []*child { return *a.servers.Load() }
+
+// serverInfo is the aggregator's serverInfo, as the client gets it.
+func (a *Aggregator) serverInfo() []byte { return a.client.serverInfo }
+
+// resourceChildren are the running children that declared resources.
+func (a *Aggregator) resourceChildren() []*child {
+	var cs []*child
+	for _, c := range a.children() {
+		if c.running() && c.capabilities().Resources {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
 
 // startWaits bound how long the first lists wait for children still
 // starting, from the first request that needed them.
@@ -390,20 +395,15 @@ func (w *startWaits) listsDone() <-chan struct{} {
 	return w.lists
 }
 
-// DefaultInputTimeout bounds how long a call answered input_required waits
-// for the client's retry before it is cancelled at the child.
-const DefaultInputTimeout = 5 * time.Minute
+// hookWatchdog, when set (by the tests), watches the hooks of every
+// connection, which conn names (jsonrpc.Options.Watch): nothing that runs
+// on a reader may wait.
+var hookWatchdog func(conn string) func(what string) (done func())
 
-// serverInfo is the aggregator's serverInfo, as the client gets it.
-func (a *Aggregator) serverInfo() []byte { return a.client.serverInfo }
-
-// resourceChildren are the running children that declared resources.
-func (a *Aggregator) resourceChildren() []*child {
-	var cs []*child
-	for _, c := range a.children() {
-		if c.running() && c.capabilities().Resources {
-			cs = append(cs, c)
-		}
+// watchHooks is hookWatchdog for conn, or nil.
+func watchHooks(conn string) func(string) func() {
+	if hookWatchdog == nil {
+		return nil
 	}
-	return cs
+	return hookWatchdog(conn)
 }

@@ -53,6 +53,60 @@ type call struct {
 	localGen  int                     // counts the contexts local made
 }
 
+// method says how the aggregator serves one client request. Exactly one of
+// serve and route is set.
+type method struct {
+	// early: may come before initialize.
+	early bool
+	// await starts the servers the request needs and waits for them
+	// (startup.go), before it is served; false when the client cancelled
+	// or the aggregator is shutting down. nil: it needs none.
+	await func(*Aggregator, context.Context, *call) bool
+	// quick: never blocks once the servers it needs are up, so it is then
+	// served on the client's reader goroutine, with no goroutine or
+	// hand-off.
+	quick bool
+	// accept runs on the reader goroutine before the request is served, so
+	// that the requests read after it see its effect (initialize).
+	accept func(*Aggregator, *call) []byte
+	// input: the server may ask the client for input while it serves the
+	// request (childRequests' input), which a modern client answers
+	// through input_required (input_modern.go).
+	input bool
+
+	// serve answers here: locally, or by asking several children and
+	// merging their answers. nil means no answer is due (the client
+	// cancelled, or the aggregator is shutting down).
+	serve func(*Aggregator, context.Context, *call) []byte
+	// route picks the one child that serves the request and the params it
+	// gets (a target with a child); or it returns the error to answer.
+	// Neither: the client cancelled, or the aggregator is shutting down.
+	route func(*Aggregator, context.Context, *call) (target, []byte)
+
+	// modifyResponse, the hook of forward in the manner of
+	// httputil.ReverseProxy, may rewrite the child's answer: it returns
+	// the line to send the client, or nil to send the answer as it is
+	// (nil, the common case: the answer is spliced under the client's id).
+	modifyResponse func(c *call, resp *jsonrpc.Message) []byte
+	// taskCreated is modifyResponse for a request the client augmented
+	// with a task ("task" in its params): only such a call's answer may
+	// create one, and only its answer goes through the task tables.
+	taskCreated func(c *call, resp *jsonrpc.Message) []byte
+}
+
+// target is where a route sends a request: the child, and the params it
+// gets as parts to join (the client's params with the child's own name
+// spliced in, say), so that they are copied once, straight into the line.
+type target struct {
+	child *child
+	parts [3][]byte
+}
+
+// to returns a target sending params to c unchanged.
+func to(c *child, params []byte) target {
+	return target{child: c, parts: [3][]byte{params}}
+}
+
 // paramsView is what routing needs from a request's params, read in one
 // pass when the request is read: where the name and the URI are, and the
 // members the methods look into.
@@ -128,85 +182,38 @@ func (c *call) uriString() (string, bool) {
 	return jsonrpc.String(c.p.uri)
 }
 
-// forgetProgress ends the progress the call's child may send: its token
-// leaves the child's table.
-func (c *call) forgetProgress() {
-	switch {
-	case c.child == nil:
-	case c.progressAs != nil:
-		c.child.progress.remove(jsonrpc.Key(c.progressAt), c)
-	case c.p.progressTo != nil:
-		c.child.progress.remove(jsonrpc.Key(c.p.progressTo), c)
+// answer takes the call out of the in-flight table and, if it was still
+// there, writes line. nil means no answer is due from the caller: a call
+// the client cancelled gets none, any other the shutdown error.
+func (c *call) answer(line []byte) {
+	if !c.settle() {
+		return
 	}
-}
-
-// local makes the context of a call routed or served here, which the
-// client's cancel ends, and returns it with the function that releases it.
-func (c *call) local(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	c.localMu.Lock()
-	c.stopLocal = cancel
-	c.localGen++
-	gen := c.localGen
-	c.localMu.Unlock()
-	return ctx, func() {
-		c.localMu.Lock()
-		if c.localGen == gen { // not a later context's (input rounds after routing)
-			c.stopLocal = nil
-		}
-		c.localMu.Unlock()
-		cancel(nil)
+	if line == nil && !c.isCancelled() {
+		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
 	}
+	c.write(line)
 }
 
-// target is where a route sends a request: the child, and the params it
-// gets as parts to join (the client's params with the child's own name
-// spliced in, say), so that they are copied once, straight into the line.
-type target struct {
-	child *child
-	parts [3][]byte
+// answerLarge is answer with a child's large result, written under the
+// client's id without being copied; in a batch, whose answer is one line,
+// it is copied as any other.
+func (c *call) answerLarge(result []byte) {
+	if c.batch != nil {
+		c.answer(jsonrpc.AppendResult(nil, c.id, result))
+		return
+	}
+	if !c.settle() {
+		return
+	}
+	parts := jsonrpc.ResultParts(c.id, result)
+	c.lane().WriteParts(parts[:]...)
 }
 
-// method says how the aggregator serves one client request. Exactly one of
-// serve and route is set.
-type method struct {
-	// early: may come before initialize.
-	early bool
-	// await starts the servers the request needs and waits for them
-	// (startup.go), before it is served; false when the client cancelled
-	// or the aggregator is shutting down. nil: it needs none.
-	await func(*Aggregator, context.Context, *call) bool
-	// quick: never blocks once the servers it needs are up, so it is then
-	// served on the client's reader goroutine, with no goroutine or
-	// hand-off.
-	quick bool
-	// accept runs on the reader goroutine before the request is served, so
-	// that the requests read after it see its effect (initialize).
-	accept func(*Aggregator, *call) []byte
-	// input: the server may ask the client for input while it serves the
-	// request (childRequests' input), which a modern client answers
-	// through input_required (input_modern.go).
-	input bool
-
-	// serve answers here: locally, or by asking several children and
-	// merging their answers. nil means no answer is due (the client
-	// cancelled, or the aggregator is shutting down).
-	serve func(*Aggregator, context.Context, *call) []byte
-	// route picks the one child that serves the request and the params it
-	// gets (a target with a child); or it returns the error to answer.
-	// Neither: the client cancelled, or the aggregator is shutting down.
-	route func(*Aggregator, context.Context, *call) (target, []byte)
-
-	// modifyResponse, the hook of forward in the manner of
-	// httputil.ReverseProxy, may rewrite the child's answer: it returns
-	// the line to send the client, or nil to send the answer as it is
-	// (nil, the common case: the answer is spliced under the client's id).
-	modifyResponse func(c *call, resp *jsonrpc.Message) []byte
-	// taskCreated is modifyResponse for a request the client augmented
-	// with a task ("task" in its params): only such a call's answer may
-	// create one, and only its answer goes through the task tables.
-	taskCreated func(c *call, resp *jsonrpc.Message) []byte
-}
+// largeResult is the size from which a child's result is written to the
+// client from where it lies (answerLarge) rather than copied into an
+// answer line: the copy would double the aggregator's memory for it.
+const largeResult = 64 << 10
 
 // settle takes the call out of the in-flight table and ends its progress,
 // and reports whether it was still there: whether the answer is the
@@ -249,40 +256,33 @@ func sameSlice(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// to returns a target sending params to c unchanged.
-func to(c *child, params []byte) target {
-	return target{child: c, parts: [3][]byte{params}}
+// forgetProgress ends the progress the call's child may send: its token
+// leaves the child's table.
+func (c *call) forgetProgress() {
+	switch {
+	case c.child == nil:
+	case c.progressAs != nil:
+		c.child.progress.remove(jsonrpc.Key(c.progressAt), c)
+	case c.p.progressTo != nil:
+		c.child.progress.remove(jsonrpc.Key(c.p.progressTo), c)
+	}
 }
 
-// answer takes the call out of the in-flight table and, if it was still
-// there, writes line. nil means no answer is due from the caller: a call
-// the client cancelled gets none, any other the shutdown error.
-func (c *call) answer(line []byte) {
-	if !c.settle() {
-		return
+// local makes the context of a call routed or served here, which the
+// client's cancel ends, and returns it with the function that releases it.
+func (c *call) local(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	c.localMu.Lock()
+	c.stopLocal = cancel
+	c.localGen++
+	gen := c.localGen
+	c.localMu.Unlock()
+	return ctx, func() {
+		c.localMu.Lock()
+		if c.localGen == gen { // not a later context's (input rounds after routing)
+			c.stopLocal = nil
+		}
+		c.localMu.Unlock()
+		cancel(nil)
 	}
-	if line == nil && !c.isCancelled() {
-		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
-	}
-	c.write(line)
 }
-
-// answerLarge is answer with a child's large result, written under the
-// client's id without being copied; in a batch, whose answer is one line,
-// it is copied as any other.
-func (c *call) answerLarge(result []byte) {
-	if c.batch != nil {
-		c.answer(jsonrpc.AppendResult(nil, c.id, result))
-		return
-	}
-	if !c.settle() {
-		return
-	}
-	parts := jsonrpc.ResultParts(c.id, result)
-	c.lane().WriteParts(parts[:]...)
-}
-
-// largeResult is the size from which a child's result is written to the
-// client from where it lies (answerLarge) rather than copied into an
-// answer line: the copy would double the aggregator's memory for it.
-const largeResult = 64 << 10

@@ -52,47 +52,6 @@ func newChild(host *childHost, s config.Server, after <-chan struct{}) *child {
 	return c
 }
 
-func (c *child) running() bool     { return c.Status().State == server.Running }
-func (c *child) initialized() bool { return c.Status().Initialized() }
-func (c *child) dropped() bool     { return c.Status().Dropped() }
-func (c *child) failed() error     { return c.Failed() }
-
-// settled reports whether the child runs, or has failed or was stopped:
-// whether what it listed is its own (owners.go).
-func (c *child) settled() bool { return c.Status().State != server.Starting }
-
-func (c *child) capabilities() capabilities.Server { return c.Status().Caps }
-
-// errShuttingDown is why a server stops, or never starts, when the
-// session ends.
-var errShuttingDown = server.ErrShuttingDown
-
-// toldClient is err as the client is told it: without the server's stderr.
-var toldClient = server.ToldClient
-
-// childRequest is a child's request relayed to the client: in the child's
-// incoming table under the child's id from when it is read until the
-// client answers, the child cancels it, or either is gone.
-type childRequest struct {
-	c         *child
-	id        []byte // the child's id
-	key       string // jsonrpc.Key(id)
-	token     string // the key (jsonrpc.Key) of the progress token handed to the client; "" if none
-	method    string
-	augmented bool        // it asks the client for a task
-	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
-	timer     *time.Timer // ends it unanswered after Options.ClientRequestTimeout
-
-	sendState // its id at the client, the child's cancel
-}
-
-// progressRoute leads a progress token the aggregator gave the client back to
-// the child whose request carried it, and to the child's own token.
-type progressRoute struct {
-	child *child
-	token string // the child's token, raw JSON as the child wrote it
-}
-
 // childHost is what a child needs of the session it serves, and all that
 // a child's own code (its methods, and the exchanges its reader drives)
 // uses of it: the settings of its process and messages, the log, the
@@ -130,6 +89,20 @@ type sessionEvents interface {
 	uriOwner(uri string) *child // the server that owns a resource URI (owners.go); never waits
 }
 
+func (c *child) running() bool { return c.Status().State == server.Running }
+
+func (c *child) initialized() bool { return c.Status().Initialized() }
+
+func (c *child) dropped() bool { return c.Status().Dropped() }
+
+func (c *child) failed() error { return c.Failed() }
+
+// settled reports whether the child runs, or has failed or was stopped:
+// whether what it listed is its own (owners.go).
+func (c *child) settled() bool { return c.Status().State != server.Starting }
+
+func (c *child) capabilities() capabilities.Server { return c.Status().Caps }
+
 // toolView is the view of the child's tools its entry asks for now.
 func (c *child) toolView() *toolView { return c.view.Load() }
 
@@ -141,4 +114,34 @@ func (c *child) setTools(t config.Tools) bool {
 	}
 	c.view.Store(newToolView(t))
 	return true
+}
+
+// errShuttingDown is why a server stops, or never starts, when the
+// session ends.
+var errShuttingDown = server.ErrShuttingDown
+
+// toldClient is err as the client is told it: without the server's stderr.
+var toldClient = server.ToldClient
+
+// childRequest is a child's request relayed to the client: in the child's
+// incoming table under the child's id from when it is read until the
+// client answers, the child cancels it, or either is gone.
+type childRequest struct {
+	c         *child
+	id        []byte // the child's id
+	key       string // jsonrpc.Key(id)
+	token     string // the key (jsonrpc.Key) of the progress token handed to the client; "" if none
+	method    string
+	augmented bool        // it asks the client for a task
+	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
+	timer     *time.Timer // ends it unanswered after Options.ClientRequestTimeout
+
+	sendState // its id at the client, the child's cancel
+}
+
+// progressRoute leads a progress token the aggregator gave the client back to
+// the child whose request carried it, and to the child's own token.
+type progressRoute struct {
+	child *child
+	token string // the child's token, raw JSON as the child wrote it
 }

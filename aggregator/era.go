@@ -92,36 +92,6 @@ func unsupportedVersion(id []byte, requested string) []byte {
 	return errorDataLine(id, eras.CodeUnsupportedVersion, "Unsupported protocol version: "+requested+" (mcp-simple-aggregator serves "+eras.ModernVersion+", or a 2025-11-25 or older version after initialize)", eras.UnsupportedVersionData(requested))
 }
 
-// listAnswer answers the call with a list the aggregator made: as it is
-// for a legacy client; for a modern one with its resultType, the caching
-// hint that hint gives and serverInfo (eras.ModernResult).
-func (c *call) listAnswer(result []byte, hint func() eras.Hint) []byte {
-	if c.modern {
-		result = eras.ModernResult(result, hint(), c.a.serverInfo())
-	}
-	return jsonrpc.AppendResult(nil, c.id, result)
-}
-
-// result answers the call with a result the aggregator made, with the
-// resultType a modern client needs.
-func (c *call) result(result []byte) []byte {
-	if c.modern {
-		result = eras.WithResultType(result, false)
-	}
-	return jsonrpc.AppendResult(nil, c.id, result)
-}
-
-// resourceNotFound answers a read of a URI no server has: -32002 for a
-// legacy call, -32602 (the modern era has no -32002) for a modern one.
-func (c *call) resourceNotFound(uri string) []byte {
-	code := codeResourceNotFound
-	if c.modern {
-		code = jsonrpc.CodeInvalidParams
-	}
-	data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
-	return errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
-}
-
 // serverEra is what differs in how the aggregator speaks to a server of
 // one era.
 type serverEra interface {
@@ -206,4 +176,34 @@ func (s *clientSession) era() clientEra {
 		return modernClient{}
 	}
 	return legacyClient{}
+}
+
+// listAnswer answers the call with a list the aggregator made: as it is
+// for a legacy client; for a modern one with its resultType, the caching
+// hint that hint gives and serverInfo (eras.ModernResult).
+func (c *call) listAnswer(result []byte, hint func() eras.Hint) []byte {
+	if c.modern {
+		result = eras.ModernResult(result, hint(), c.a.serverInfo())
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// result answers the call with a result the aggregator made, with the
+// resultType a modern client needs.
+func (c *call) result(result []byte) []byte {
+	if c.modern {
+		result = eras.WithResultType(result, false)
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// resourceNotFound answers a read of a URI no server has: -32002 for a
+// legacy call, -32602 (the modern era has no -32002) for a modern one.
+func (c *call) resourceNotFound(uri string) []byte {
+	code := codeResourceNotFound
+	if c.modern {
+		code = jsonrpc.CodeInvalidParams
+	}
+	data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
+	return errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
 }

@@ -32,12 +32,6 @@ type listen struct {
 	subscribed []childURI    // the legacy children's URIs it counts in listenSet.legacy
 }
 
-// childListen is a listen opened at a modern child for a client's stream.
-type childListen struct {
-	c  *child
-	id []byte // its id at the child
-}
-
 // stamp returns params for a notification on the stream: its params with
 // the subscription id in _meta.
 func (l *listen) stamp(params []byte) []byte {
@@ -49,6 +43,17 @@ func (l *listen) stamp(params []byte) []byte {
 		}
 		return append(append([]byte(`{"`+eras.MetaSubscriptionID+`":`), l.id...), '}')
 	})
+}
+
+// childListen is a listen opened at a modern child for a client's stream.
+type childListen struct {
+	c  *child
+	id []byte // its id at the child
+}
+
+type childURI struct {
+	c   *child
+	uri string
 }
 
 // listFilter is the notifications member of subscriptions/listen.
@@ -101,14 +106,6 @@ func (f listFilter) appendTo(b []byte) []byte {
 		b = append(b, ']')
 	}
 	return append(b, "}}"...)
-}
-
-// openListen sends a subscriptions/listen of the aggregator's for f to a
-// modern child, with the _meta of the client's era, without waiting; done
-// gets its end. It returns the listen's id at the child.
-func (c *child) openListen(f listFilter, done func(*jsonrpc.Message, error)) ([]byte, error) {
-	params := eras.WithMeta(f.appendTo(nil), c.host.client.childMeta())
-	return c.Conn().Go("subscriptions/listen", params, done)
 }
 
 // add opens the stream: the acknowledgement first, under the lock, so that
@@ -174,20 +171,6 @@ func (s *listenSet) subscribe(l *listen, c *child, uris []string) {
 	}
 }
 
-// resourceRequest sends resources/subscribe or unsubscribe for uri to a
-// legacy child, without waiting: a failure is logged.
-func (c *child) resourceRequest(method, uri string) {
-	params := append(jsonrpc.AppendString([]byte(`{"uri":`), uri), '}')
-	c.Conn().Go(method, params, func(m *jsonrpc.Message, err error) {
-		if err == nil && m.Error != nil {
-			err = rawError(m.Error)
-		}
-		if err != nil && c.host.life.ctx.Err() == nil {
-			c.host.log.Warnf("server %q: %s %s: %v", c.key, method, uri, err)
-		}
-	})
-}
-
 // remove ends the stream: its listens at children are cancelled, and the
 // URIs no other stream wants are unsubscribed.
 func (s *listenSet) remove(l *listen) {
@@ -206,11 +189,6 @@ func (s *listenSet) remove(l *listen) {
 			}
 		}
 	}
-}
-
-type childURI struct {
-	c   *child
-	uri string
 }
 
 // wants reports whether an open stream asks for the list_changed method.
@@ -297,4 +275,26 @@ func (s *listenSet) forgetChild(c *child) {
 		l.atChildren = slices.DeleteFunc(l.atChildren, func(cl childListen) bool { return cl.c == c })
 		l.subscribed = slices.DeleteFunc(l.subscribed, func(cu childURI) bool { return cu.c == c })
 	}
+}
+
+// openListen sends a subscriptions/listen of the aggregator's for f to a
+// modern child, with the _meta of the client's era, without waiting; done
+// gets its end. It returns the listen's id at the child.
+func (c *child) openListen(f listFilter, done func(*jsonrpc.Message, error)) ([]byte, error) {
+	params := eras.WithMeta(f.appendTo(nil), c.host.client.childMeta())
+	return c.Conn().Go("subscriptions/listen", params, done)
+}
+
+// resourceRequest sends resources/subscribe or unsubscribe for uri to a
+// legacy child, without waiting: a failure is logged.
+func (c *child) resourceRequest(method, uri string) {
+	params := append(jsonrpc.AppendString([]byte(`{"uri":`), uri), '}')
+	c.Conn().Go(method, params, func(m *jsonrpc.Message, err error) {
+		if err == nil && m.Error != nil {
+			err = rawError(m.Error)
+		}
+		if err != nil && c.host.life.ctx.Err() == nil {
+			c.host.log.Warnf("server %q: %s %s: %v", c.key, method, uri, err)
+		}
+	})
 }

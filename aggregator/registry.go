@@ -28,19 +28,38 @@ type route struct {
 	rawName []byte // the child's name token, as it wrote it
 }
 
+// compoundRoute is a compound tool's subtools as the registry found them.
+type compoundRoute struct {
+	name     string
+	subtools map[[2]string]route // {server key, tool} -> its child and the child's name
+	listed   []string            // "KEY/tool", in config order
+}
+
 // listedName is a tool's name as its child gave it and as it is listed.
 type listedName struct {
 	entry naming.Entry
 	naming.Assigned
 }
 
-// warnOnce logs a warning once per what. Called with regMu held.
-func (a *Aggregator) warnOnce(what, format string, args ...any) {
-	if a.warned[what] {
-		return
+// listed reports whether a call routed by name names a tool or prompt
+// that a running server listed: a call to a server that is up is served
+// without waiting for the others to start. (What is not listed yet waits,
+// and is then looked up again.)
+func (a *Aggregator) listed(c *call) bool {
+	name, ok := c.name()
+	if !ok {
+		return false
 	}
-	a.warned[what] = true
-	a.log.Warnf(format, args...)
+	r := a.reg.Load()
+	switch c.method {
+	case "tools/call":
+		_, ok = r.tools[string(name)]
+	case "prompts/get":
+		_, ok = r.prompts[string(name)]
+	default:
+		ok = false
+	}
+	return ok
 }
 
 // pinnedNames are the names reloads found served, by entry, which keep
@@ -81,30 +100,11 @@ func pin(held map[naming.Entry]naming.Held, listed []listedName, gen int) map[na
 	return held
 }
 
-// compoundRoute is a compound tool's subtools as the registry found them.
-type compoundRoute struct {
-	name     string
-	subtools map[[2]string]route // {server key, tool} -> its child and the child's name
-	listed   []string            // "KEY/tool", in config order
-}
-
-// listed reports whether a call routed by name names a tool or prompt
-// that a running server listed: a call to a server that is up is served
-// without waiting for the others to start. (What is not listed yet waits,
-// and is then looked up again.)
-func (a *Aggregator) listed(c *call) bool {
-	name, ok := c.name()
-	if !ok {
-		return false
+// warnOnce logs a warning once per what. Called with regMu held.
+func (a *Aggregator) warnOnce(what, format string, args ...any) {
+	if a.warned[what] {
+		return
 	}
-	r := a.reg.Load()
-	switch c.method {
-	case "tools/call":
-		_, ok = r.tools[string(name)]
-	case "prompts/get":
-		_, ok = r.prompts[string(name)]
-	default:
-		ok = false
-	}
-	return ok
+	a.warned[what] = true
+	a.log.Warnf(format, args...)
 }

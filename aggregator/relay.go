@@ -33,6 +33,68 @@ type relayTables struct {
 	clientTasks taskIndex[*clientTask] // the client's tasks for children, by the ids they know (client_tasks.go)
 }
 
+// tiesToClient returns msg, a server's params or result on its way to the
+// client, with its related-task tie told as the client may see it
+// (relatedToClient, tasks.go): the task hook of every message a server
+// sends up. A message that carries no tie, nearly every one, passes as it
+// is, and no task code runs for it.
+func (rt *relayTables) tiesToClient(c *child, msg []byte) []byte {
+	if !eras.TiedToTask(msg) {
+		return msg
+	}
+	return rt.relatedToClient(c, msg)
+}
+
+// relatedToClient returns msg (params or a result) with the child's task
+// id in _meta's related-task replaced by the aggregator's. A related-task
+// naming a task that is not one of the child's is taken out: a server
+// speaks only for its own tasks ("A's deploy needs your password" from
+// server B must not reach the client tied to A's task).
+func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
+	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
+		key, isString := jsonrpc.String(id)
+		if t, ok := c.tasks.get(key); ok && isString {
+			return jsonrpc.AppendString(nil, t.id), true
+		}
+		rt.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
+		return nil, false
+	}, true)
+}
+
+// rewriteRelatedRaw replaces _meta[relatedTask].taskId in msg with the id
+// (raw JSON) that ours maps it to; an id ours does not map is left as it
+// is, or, with untie, taken out with its related-task.
+func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bool) []byte {
+	return eras.EditMeta(msg, func(meta []byte) []byte {
+		rel, ok := jsonrpc.Member(meta, relatedTask)
+		if !ok {
+			return nil
+		}
+		id, _ := jsonrpc.Member(rel, "taskId")
+		mapped, ok := ours(id)
+		if !ok && untie {
+			return eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask })
+		}
+		if !ok {
+			return nil
+		}
+		return setMember(meta, relatedTask, setMember(rel, "taskId", mapped))
+	})
+}
+
+// setMember returns the object obj with the member key set to value, or obj
+// unchanged when it has no such member.
+func setMember(obj []byte, key string, value []byte) []byte {
+	out, err := jsonrpc.ReplaceMember(obj, key, value)
+	if err != nil {
+		return obj
+	}
+	return out
+}
+
+// relatedTask is the _meta key that ties a message to a task.
+const relatedTask = eras.RelatedTask
+
 // taskIndex is the shape of both task tables, the servers' tasks (taskTable)
 // and the client's (client_tasks.go): the tasks by the id the client knows,
 // and the ids forgotten to make room.
@@ -64,11 +126,6 @@ func ttlExpiry(ttl []byte) time.Time {
 	return time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
 }
 
-// clientTask is a task the client runs for a child.
-type clientTask struct {
-	taskEntry // id: the client's, which the child knows too; child: its owner
-}
-
 // task is a child's task, known to the client under id.
 type task struct {
 	taskEntry        // id: the aggregator's, shown to the client
@@ -97,6 +154,16 @@ type taskTable struct {
 	timers     []*time.Timer  // forgetLater's, one per child that died
 	forgetting sync.WaitGroup // forgetLater's timers not stopped
 }
+
+// clientTask is a task the client runs for a child.
+type clientTask struct {
+	taskEntry // id: the client's, which the child knows too; child: its owner
+}
+
+// maxTasksPerServer bounds the tasks of one server that the aggregator
+// maps; makeRoom forgets an eighth of them when it is passed. (A variable
+// for the tests.)
+var maxTasksPerServer = 4096
 
 // evictedTasks remembers, for the error a later use gets, the ids of the
 // last maxEvictedKept tasks forgotten to make room, with their server.
@@ -130,11 +197,6 @@ func (e *evictedTasks) server(id string) (string, bool) {
 	k, ok := e.key[id]
 	return k, ok
 }
-
-// maxTasksPerServer bounds the tasks of one server that the aggregator
-// maps; makeRoom forgets an eighth of them when it is passed. (A variable
-// for the tests.)
-var maxTasksPerServer = 4096
 
 // heldStatuses are a child's statuses of tasks not known yet, by the
 // child's task id: at most heldStatusTasks tasks (the oldest make room),
@@ -257,66 +319,4 @@ func (l *taskListing) listedLast(t *task) bool {
 	defer l.mu.Unlock()
 	n := t.listed.Load()
 	return n > 0 && (n == l.current.n || n == l.done.n)
-}
-
-// relatedToClient returns msg (params or a result) with the child's task
-// id in _meta's related-task replaced by the aggregator's. A related-task
-// naming a task that is not one of the child's is taken out: a server
-// speaks only for its own tasks ("A's deploy needs your password" from
-// server B must not reach the client tied to A's task).
-func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
-	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
-		key, isString := jsonrpc.String(id)
-		if t, ok := c.tasks.get(key); ok && isString {
-			return jsonrpc.AppendString(nil, t.id), true
-		}
-		rt.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)
-		return nil, false
-	}, true)
-}
-
-// rewriteRelatedRaw replaces _meta[relatedTask].taskId in msg with the id
-// (raw JSON) that ours maps it to; an id ours does not map is left as it
-// is, or, with untie, taken out with its related-task.
-func rewriteRelatedRaw(msg []byte, ours func(id []byte) ([]byte, bool), untie bool) []byte {
-	return eras.EditMeta(msg, func(meta []byte) []byte {
-		rel, ok := jsonrpc.Member(meta, relatedTask)
-		if !ok {
-			return nil
-		}
-		id, _ := jsonrpc.Member(rel, "taskId")
-		mapped, ok := ours(id)
-		if !ok && untie {
-			return eras.RemoveMembers(meta, func(k string) bool { return k == relatedTask })
-		}
-		if !ok {
-			return nil
-		}
-		return setMember(meta, relatedTask, setMember(rel, "taskId", mapped))
-	})
-}
-
-// setMember returns the object obj with the member key set to value, or obj
-// unchanged when it has no such member.
-func setMember(obj []byte, key string, value []byte) []byte {
-	out, err := jsonrpc.ReplaceMember(obj, key, value)
-	if err != nil {
-		return obj
-	}
-	return out
-}
-
-// relatedTask is the _meta key that ties a message to a task.
-const relatedTask = eras.RelatedTask
-
-// tiesToClient returns msg, a server's params or result on its way to the
-// client, with its related-task tie told as the client may see it
-// (relatedToClient, tasks.go): the task hook of every message a server
-// sends up. A message that carries no tie, nearly every one, passes as it
-// is, and no task code runs for it.
-func (rt *relayTables) tiesToClient(c *child, msg []byte) []byte {
-	if !eras.TiedToTask(msg) {
-		return msg
-	}
-	return rt.relatedToClient(c, msg)
 }
