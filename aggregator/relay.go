@@ -35,7 +35,7 @@ type relayTables struct {
 
 // tiesToClient returns msg, a server's params or result on its way to the
 // client, with its related-task tie told as the client may see it
-// (relatedToClient, tasks.go): the task hook of every message a server
+// (relatedToClient, below): the task hook of every message a server
 // sends up. A message that carries no tie, nearly every one, passes as it
 // is, and no task code runs for it.
 func (rt *relayTables) tiesToClient(c *child, msg []byte) []byte {
