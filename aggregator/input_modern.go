@@ -24,11 +24,10 @@ import (
 //
 // The requests a child may ask for input with, and the calls that may
 // take input, are marked input in the method tables (methods.go,
-// server_methods.go). A
-// child's request is attributed to a call only when exactly one call
-// that may take input (tools/call, prompts/get, resources/read) is in
-// flight to that child; otherwise it is never guessed: the child gets an
-// error saying why.
+// server_methods.go). A child's request is attributed to a call only when
+// exactly one call that may take input (tools/call, prompts/get,
+// resources/read) is in flight to that child; otherwise it is never
+// guessed: the child gets an error saying why.
 
 // beginExchange makes the call, about to be sent to a legacy child, an
 // exchange, so that the child's requests during it reach the client.
