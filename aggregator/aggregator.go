@@ -8,7 +8,7 @@
 // # The route of a message
 //
 // A client line is parsed once by the client's jsonrpc.Conn and handed to
-// clientMessage (client_messages.go). route.go then reads top to bottom: a request
+// clientMessage (serve.go). route.go then reads top to bottom: a request
 // is admitted as a call (call.go: its id, its method's entry in the method
 // table of methods.go, what routing needs from its params, read once) into
 // the client's in-flight table, which refuses an id already in use; it is
@@ -55,9 +55,8 @@
 // aggregator.go, call.go, batch.go, exchange.go, child.go, client.go,
 // era.go, gate.go, listen.go, list_kinds.go, registry.go and relay.go hold
 // the session's state and what works on that state alone. Every path
-// (serve.go, client_messages.go, route.go, answer.go, route_server.go,
-// child_events.go, the methods' files, startup.go, reload.go, tasks*.go)
-// sits above them: a state file never calls a path. Stateless helpers
+// (serve.go, route.go, answer.go, route_server.go, child_events.go, the
+// methods' files, startup.go, reload.go, tasks*.go) sits above them: a state file never calls a path. Stateless helpers
 // (lines.go, entries.go, filter.go, idtable.go, send.go, output.go,
 // log.go, ...) sit below both. TestStateFilesCallNoPath keeps it so.
 //

@@ -5,7 +5,7 @@ import (
 )
 
 // This file is a client's batch: the answers of its elements are collected
-// and written as one line once none is owed (client_messages.go reads the
+// and written as one line once none is owed (serve.go reads the
 // batch in).
 
 // batch collects the answers to the requests of one JSON-RPC batch, which

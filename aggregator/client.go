@@ -10,7 +10,7 @@ import (
 
 // This file is the client's side of the session (clientSession): what it
 // declared at initialize, its log level, its gate and its in-flight calls.
-// Every message the client sends enters at client_messages.go.
+// Every message the client sends enters at serve.go.
 
 // clientSession is the client's side of the conversation: its connection,
 // what it negotiated and declared, its requests in flight and the gate its
