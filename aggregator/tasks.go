@@ -28,6 +28,10 @@ import (
 // an error naming the server and the bound. A tasks/list shows every task
 // the child lists, but for this: past the bound, it leaves out unknown
 // finished tasks instead of churning ids (listedTask).
+//
+// The task tables and what each task keeps are state, in relay.go; this
+// file and tasks_list.go, tasks_room.go and client_tasks.go are what
+// moves through them.
 
 // sweepEvery is how many tasks are registered between two sweeps of the
 // expired ones.
