@@ -9,10 +9,11 @@ import (
 
 // This file is the route of a client's request, top to bottom: admit (read
 // it into a call, in the in-flight table), route (served here, or routed
-// to one server by its method's entry), adapt to the server's era, send,
-// answer (the server's, on its reader), adapt to the client's era, write.
-// What a method does on the way is in its entry (methods.go); how a
-// request is sent and taken back, in send.go.
+// to one server by its method's entry), adapt to the server's era, send.
+// The server's answer comes back on its reader to answer.go, which adapts
+// it to the client's era and writes it (call.go). What a method does on
+// the way is in its entry (methods.go); how a request is sent and taken
+// back, in send.go.
 
 // clientRequest takes a request read on a line of its own.
 func (a *Aggregator) clientRequest(m *jsonrpc.Message) {

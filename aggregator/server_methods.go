@@ -29,7 +29,7 @@ var childRequests = map[string]childMethod{
 // childNotifications says what a child's notification does; every other
 // one (message and any newer) goes up to the client untouched. A
 // list_changed of a list kind never comes here: the server refreshes
-// that list itself and tells ListChanged (child.go).
+// that list itself and tells ListChanged (child_events.go).
 var childNotifications = map[string]func(*child, []byte){
 	"notifications/cancelled":    (*child).cancelled,
 	"notifications/progress":     (*child).progressed,

@@ -8,9 +8,11 @@
 // following the message opens. Each leg runs three times, after a round
 // that warms up; a file seen in any of them counts.
 //
-// It must be built with coverage counters it can clear:
+// It must be built with coverage counters it can clear, itself among the
+// packages covered (a main package that is not covered never settles the
+// counter mode that ClearCounters asks for):
 //
-//	go build -cover -covermode=atomic -coverpkg=./aggregator/... -o crossings ./e2e/crossings
+//	go build -cover -covermode=atomic -coverpkg=./aggregator/...,./e2e/crossings -o crossings ./e2e/crossings
 //	./crossings -max 5
 //
 // e2e's TestCrossings builds and runs it so. It reads its counters with go
@@ -65,7 +67,7 @@ func main() {
 
 func run(max int, out io.Writer) error {
 	if err := coverage.ClearCounters(); err != nil {
-		return fmt.Errorf("build it with -cover -covermode=atomic -coverpkg=./aggregator/...: %w", err)
+		return fmt.Errorf("build it with -cover -covermode=atomic -coverpkg=./aggregator/...,./e2e/crossings (the program itself among them, so that its counter mode is known): %w", err)
 	}
 	dir, err := os.MkdirTemp("", "crossings")
 	if err != nil {
@@ -340,4 +342,3 @@ func (c *child) Stop() error {
 	})
 	return nil
 }
-
