@@ -44,7 +44,7 @@ func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
 	}
 	if c.logLevel != "" {
 		t.child.logLevelFor(c.logLevel)
-		c.countsLogs.Store(true)
+		c.countedIn.Store(t.child)
 	}
 	if c.spec.input {
 		if state, ok := jsonrpc.String(c.p.state); ok && isInputToken(state) {

@@ -32,9 +32,9 @@ type call struct {
 
 	modern   bool   // a request of the modern era (its _meta checked)
 	logLevel string // the modern request's logLevel, if any
-	// countsLogs is set when the call counts in its legacy child's logging
-	// (toServerEra): settle uncounts it.
-	countsLogs  atomic.Bool
+	// countedIn is the legacy child whose logging the call counts in
+	// (toServerEra): settle uncounts it there, once.
+	countedIn   atomic.Pointer[child]
 	exchange    *exchange // a modern call to a legacy child that may take input
 	progressAt  []byte    // a retry of an exchange: the token the child's progress carries (the first call's)...
 	progressAs  []byte    // ...and the retry's own, which the client gets instead
@@ -223,8 +223,8 @@ func (c *call) settle() bool {
 		return false
 	}
 	c.forgetProgress()
-	if c.countsLogs.Load() {
-		c.child.logging.Add(-1)
+	if counted := c.countedIn.Swap(nil); counted != nil {
+		counted.logging.Add(-1)
 	}
 	return true
 }
