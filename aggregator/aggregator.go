@@ -16,14 +16,15 @@
 // (by prefixed name, by URI: routes.go), adapted to the child's era, and
 // sent (forward); the child's answer comes back on the child's reader
 // goroutine to the call (answer.go), which adapts it to the client's era
-// and writes it under the client's id (or into its batch, batch.go). Every request
-// relayed either way is sent and taken back as send.go says: a cancel
-// always goes through jsonrpc.Lane.Cancel.
+// and writes it under the client's id (or into its batch, batch.go).
+// Every request relayed either way is sent and taken back as send.go
+// says: a cancel always goes through jsonrpc.Lane.Cancel.
 //
-// A child line is parsed by the child's Conn (package server) and handed to child.Message
-// (route_server.go): requests go up to the client under fresh ids,
-// notifications by the child method table; until the client is
-// initialized they wait at the gate (gate.go).
+// A child line is parsed by the child's Conn (package server) and handed
+// to child.Message (route_server.go): requests go up to the client as its
+// era has them (a legacy client's under fresh ids), notifications by the
+// table of server_methods.go; until the client is initialized they wait at
+// the gate (gate.go).
 //
 // A child holds a childHost (child.go), not the Aggregator: the few parts
 // of the session it needs (its settings, the log, the session's lifetime,
@@ -39,26 +40,36 @@
 // package capabilities (aggregator/internal/capabilities); which servers'
 // capabilities are merged, and when, is decided here.
 //
-// Every mapping of ids (client requests to child calls, child requests to
-// client ids, progress tokens) is an idTable (idtable.go) with one rule:
-// an entry leaves its table once, taken by whichever comes first of its
-// answer, its cancel or the end of a peer, and whoever takes it finishes
-// it. Ids are looked up as JSON values (jsonrpc.Key): "a\/b" finds "a/b",
-// 7.0 finds 7, and "7" never finds 7; what goes back to a peer is the id
-// as it wrote it.
+// The mappings of ids that an answer, a cancel and a peer's end race for
+// (client requests to child calls, child requests to client ids, progress
+// tokens) are idTables (idtable.go) with one rule: an entry leaves its
+// table once, taken by whichever comes first of its answer, its cancel or
+// the end of a peer, and whoever takes it finishes it (docs/architecture.md
+// names the maps that are not idTables, and why). Ids are looked up as
+// JSON values (jsonrpc.Key): "a\/b" finds "a/b", 7.0 finds 7, and "7"
+// never finds 7; what goes back to a peer is the id as it wrote it.
 //
 // # Two layers of files
 //
 // The session's types point to each other (the Aggregator holds its
 // children and the client's calls; a call its child; a child its tasks),
 // so the files that declare them form one cycle, and they are kept few:
-// aggregator.go, call.go, batch.go, exchange.go, child.go, client.go,
-// era.go, gate.go, listen.go, list_kinds.go, registry.go and relay.go hold
-// the session's state and what works on that state alone. Every path
-// (serve.go, route.go, answer.go, route_server.go, child_events.go, the
-// methods' files, startup.go, reload.go, tasks*.go) sits above them: a state file never calls a path. Stateless helpers
-// (lines.go, entries.go, filter.go, idtable.go, send.go, output.go,
-// log.go, ...) sit below both. TestStateFilesCallNoPath keeps it so.
+// aggregator.go, batch.go, call.go, child.go, client.go, era.go,
+// exchange.go, gate.go, list_kinds.go, listen.go, registry.go, relay.go
+// and tasks_state.go hold the session's state and what works on that
+// state alone, and never refer to the rest: what the rest must do for
+// them they reach through an interface or a callback (sessionEvents,
+// serverEra, clientEra, the gate's dispatch). Every path sits above them:
+// serve.go, route.go, routes.go, answer.go, route_server.go,
+// child_events.go, the method tables and what they call (methods.go,
+// server_methods.go, lists.go, listen_route.go, initialize.go, discover.go,
+// owners.go, compound.go, catalog.go, check.go, clients.go, child_view.go,
+// startup.go, reload.go, the tasks files), and the era pairing with its
+// routines (adapter.go, input_legacy.go, input_modern.go,
+// child_modern.go). Helpers that name no type of the session sit below
+// both (elicitations.go, entries.go, filter.go, graces.go, idtable.go,
+// lifetime.go, lines.go, log.go, memory.go, output.go, send.go).
+// TestStateFilesCallNoPath keeps the state files' cycle to themselves.
 //
 // # Locks
 //

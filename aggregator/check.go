@@ -14,6 +14,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 )
 
+// This file is --check: the aggregator starts every server as a client
+// would, and writes what each offers, under the names a client gets, and
+// what failed.
+
 // checkCapabilities are the capabilities Check declares, as the clients
 // users run declare them (Claude Code, VS Code): a server may offer more
 // tools to a client that can answer its requests (the reference

@@ -95,8 +95,6 @@ func (c *child) initialized() bool { return c.Status().Initialized() }
 
 func (c *child) dropped() bool { return c.Status().Dropped() }
 
-func (c *child) failed() error { return c.Failed() }
-
 // settled reports whether the child runs, or has failed or was stopped:
 // whether what it listed is its own (owners.go).
 func (c *child) settled() bool { return c.Status().State != server.Starting }

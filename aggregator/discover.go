@@ -11,6 +11,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is a modern (2026-07-28) client's side of the session: its
+// first request settles the session (acceptModern, beginModern), and its
+// server/discover is answered with what the servers offer.
+
 // acceptModern checks a request of the modern era, on the reader
 // goroutine: the methods the era removed are refused, the _meta is read
 // (readModern), and the first such request begins the session.

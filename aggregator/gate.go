@@ -7,6 +7,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is the client's gate: what servers send before the client is
+// initialized waits here, within a bound.
+
 // clientGate keeps what the children send before the client has sent
 // notifications/initialized: before that a server should send nothing but
 // pings and logs, and the aggregator's own initialize answer must come

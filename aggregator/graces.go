@@ -2,6 +2,8 @@ package aggregator
 
 import "time"
 
+// This file is every real-time grace of the session, with its default.
+
 // graces are how long the aggregator waits, in real time, for something
 // that usually comes sooner before it goes on without it: a zero field
 // is its default. Tests set them (Options.graces), so that a test of what

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// This file is the table of ids in flight (idTable): what an answer, a
+// cancel and a peer's end race for, taken once.
+
 // idTable maps the ids of one id space (a peer's request ids, the
 // progress tokens handed to the client) to what they stand for. The id
 // mappings of calls, servers' requests, progress tokens and tasks are

@@ -10,6 +10,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is a legacy client's initialize: the session's answer, and
+// the initialize each server gets from what the client declared.
+
 // acceptInitialize negotiates the protocol version with the client and
 // takes its capabilities, on the reader goroutine, so that the requests
 // read after initialize find it received. It returns the error to answer

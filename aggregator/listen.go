@@ -8,6 +8,11 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is a modern client's subscriptions/listen streams (listenSet):
+// which streams want which lists and URIs, what each server is asked for
+// them, and the notifications stamped for each stream. Serving
+// subscriptions/listen and resources/subscribe is listen_route.go.
+
 // listenSet holds a modern client's open subscriptions/listen streams and
 // what each asked the children for its resource URIs: a modern child gets
 // a listen of its own for them, a legacy child resources/subscribe (one

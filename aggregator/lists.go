@@ -11,6 +11,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is the lists the aggregator answers itself by merging its
+// servers' (resources, resource templates), and logging/setLevel, which
+// goes to every server that declared logging.
+
 // noCursor refuses a cursor: merged lists come whole, in one page.
 func noCursor(c *call) []byte {
 	if c.p.cursor != nil && string(c.p.cursor) != "null" {

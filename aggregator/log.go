@@ -15,6 +15,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 )
 
+// This file is the aggregator's log (Logger): on stderr, never on stdout,
+// through a bounded queue, with the config's secrets hidden.
+
 // defaultLogQueue bounds the bytes of log lines waiting to be written.
 const defaultLogQueue = 1 << 20
 

@@ -1,8 +1,15 @@
 package aggregator
 
 import (
+	"context"
+
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
+
+// This file is the table of what a client may send: for every request, how
+// it is served (here, fanned out, routed to one server) and what it waits
+// for; for every notification, what it does.
 
 // clientMethods says, for every request a client may send, how it is
 // served.
@@ -58,9 +65,6 @@ var clientNotifications = map[string]func(*Aggregator, []byte){
 	"notifications/tasks/status":       func(a *Aggregator, p []byte) { a.relay.clientTaskStatus(p) },
 }
 
-// inputNeed is the capability a request a child may ask for input with
-// (childMethod.input) needs; ok is false for any other request.
-func inputNeed(method string) (need string, ok bool) {
-	m := childRequests[method]
-	return m.need, m.input
+func answerPing(_ *Aggregator, _ context.Context, c *call) []byte {
+	return jsonrpc.AppendResult(nil, c.id, []byte("{}"))
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 )
 
+// This file applies a changed config to a live session: servers added,
+// removed or changed, and the client told of the lists that changed.
+
 // Reload applies the servers of a config read anew while the client stays
 // connected. An entry new to the config is started (and its session opened
 // as the client's were: initialize with what the client declared, or the

@@ -13,11 +13,11 @@ import (
 // What a server sends takes one route, which this file reads top to
 // bottom, as route.go does a client's request:
 //
-//  1. admit: the server's reader (package server) waits while what the
-//     server sent the client waits to be written (Pace), then hands the
-//     session each request and notification but a list's change
-//     (Message); until the client is initialized they wait at the gate
-//     (gate.go), within a bound;
+//  1. admit: the server's reader (package server) hands the session each
+//     request and notification but a list's change (Message), and after
+//     each line waits while what the server sent the client waits to be
+//     written (Pace); until the client is initialized they wait at the
+//     gate (gate.go), within a bound;
 //  2. a request goes to the client as the client's era has it
 //     (clientEra.relayRequest): a legacy client gets it under a fresh id
 //     (requestClient), after the checks of what the client declared, with

@@ -11,6 +11,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file finds the server a routed call goes to: by prefixed name
+// (tools, prompts, compound tools), by URI (resources, completions), and
+// what the client is told when that server is down.
+
 // routeTool routes tools/call by the exact listed name and hands the child
 // its own name, with every other byte of params untouched. A tool its
 // server's entry hides is refused here, by the name it would have had. A name nobody

@@ -1,11 +1,5 @@
 package aggregator
 
-import (
-	"context"
-
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
-)
-
 // This file is the table of what servers send: the requests a server may
 // make of the client, with the capability each needs, and the notifications
 // a server sends that the session acts on (route_server.go dispatches by
@@ -52,6 +46,9 @@ type childMethod struct {
 	input bool
 }
 
-func answerPing(_ *Aggregator, _ context.Context, c *call) []byte {
-	return jsonrpc.AppendResult(nil, c.id, []byte("{}"))
+// inputNeed is the capability a request a child may ask for input with
+// (childMethod.input) needs; ok is false for any other request.
+func inputNeed(method string) (need string, ok bool) {
+	m := childRequests[method]
+	return m.need, m.input
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
+// This file is tasks/list across the servers: one page of each server's
+// tasks at a time, under the ids the client knows, and the cursor that
+// walks them.
+
 // listTasks serves tasks/list: one page of one child at a time, in config
 // order, under a cursor of the aggregator's that names the child (by its
 // key: a reload may add and remove others meanwhile) and its own cursor.
