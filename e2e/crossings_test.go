@@ -1,37 +1,54 @@
 package e2e
 
 import (
+	"context"
+	"flag"
+	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
+	"time"
 )
 
-// maxCrossings bounds the files of aggregator/ one leg of a message may
-// run code in (e2e/crossings): today's worst leg, a server's
-// sampling/createMessage on its way to the client, runs code in 17; the
-// rest is room for what another goroutine (the client's writer finishing
-// the leg before) may run during a leg on a loaded machine.
-// docs/architecture.md has each leg's files.
-const maxCrossings = 19
+var updateCrossings = flag.Bool("update", false, "rewrite testdata/crossings.txt with what e2e/crossings measures")
 
 // TestCrossings builds e2e/crossings with coverage counters and runs it:
-// how many files of aggregator/ each leg of a tools/call, a server's
-// sampling request and a server's progress runs code in, each leg within
-// maxCrossings.
+// the files of aggregator/ each leg of a tools/call, a server's sampling
+// request and a server's progress runs code in. They must be those of
+// testdata/crossings.txt, file for file: a change that adds a file to a
+// leg, or takes one away, shows there (go test -run TestCrossings ./e2e/
+// -update rewrites it), and docs/architecture.md's paths follow it. The
+// measure is the same on every run, on a loaded machine too: nothing in
+// the session runs on a timer during a leg.
 func TestCrossings(t *testing.T) {
 	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	bin := filepath.Join(t.TempDir(), "crossings")
-	build := exec.Command("go", "build", "-cover", "-covermode=atomic", "-coverpkg=./aggregator/...,./e2e/crossings", "-o", bin, "./e2e/crossings")
+	build := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg=./aggregator/...,./e2e/crossings", "-o", bin, "./e2e/crossings")
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	run := exec.Command(bin, "-max", strconv.Itoa(maxCrossings))
+	run := exec.CommandContext(ctx, bin)
 	run.Env = append(run.Environ(), "GOCOVERDIR="+t.TempDir())
-	out, err := run.CombinedOutput()
-	t.Logf("files of aggregator/ each leg runs code in:\n%s", out)
+	run.WaitDelay = time.Second
+	got, err := run.Output()
+	t.Logf("files of aggregator/ each leg runs code in:\n%s", got)
 	if err != nil {
 		t.Fatalf("crossings: %v", err)
+	}
+	golden := filepath.Join("testdata", "crossings.txt")
+	if *updateCrossings {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("the files each leg crosses changed:\ngot:\n%s\nwant (%s):\n%s\nif the change is meant, run go test -run TestCrossings ./e2e/ -update and update docs/architecture.md's paths", got, golden, want)
 	}
 }

@@ -15,9 +15,10 @@
 //	go build -cover -covermode=atomic -coverpkg=./aggregator/...,./e2e/crossings -o crossings ./e2e/crossings
 //	./crossings -max 5
 //
-// e2e's TestCrossings builds and runs it so. It reads its counters with go
-// tool covdata, prints each leg's files and exits 1 when a leg crosses
-// more than -max files.
+// e2e's TestCrossings builds and runs it so, and compares what it prints
+// with e2e/testdata/crossings.txt. It reads its counters with go tool
+// covdata, prints each leg's files and exits 1 when a leg crosses more
+// than -max files (-v: every block that ran, on stderr).
 package main
 
 import (
@@ -43,7 +44,10 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-var verbose = new(bool)
+var (
+	limit   = flag.Int("max", 0, "exit 1 when a leg crosses more files than this (0: report only)")
+	verbose = flag.Bool("v", false, "print, on stderr, the first line of every block that ran")
+)
 
 // legs are the legs measured, in the order the report prints them.
 var legs = []string{
@@ -57,15 +61,13 @@ var legs = []string{
 func main() {
 	log.SetPrefix("crossings: ")
 	log.SetFlags(0)
-	max := flag.Int("max", 0, "exit 1 when a leg crosses more files than this (0: report only)")
-	verbose = flag.Bool("v", false, "print, on stderr, the first line of every block that ran")
 	flag.Parse()
-	if err := run(*max, os.Stdout); err != nil {
+	if err := run(*limit, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(max int, out io.Writer) error {
+func run(limit int, out io.Writer) error {
 	if err := coverage.ClearCounters(); err != nil {
 		return fmt.Errorf("build it with -cover -covermode=atomic -coverpkg=./aggregator/...,./e2e/crossings (the program itself among them, so that its counter mode is known): %w", err)
 	}
@@ -84,12 +86,12 @@ func run(max int, out io.Writer) error {
 		if len(files[leg]) == 0 {
 			return fmt.Errorf("%s: no file of aggregator/ ran: the measure is broken", leg)
 		}
-		if max > 0 && len(files[leg]) > max {
+		if limit > 0 && len(files[leg]) > limit {
 			over = append(over, fmt.Sprintf("%s: %d files", leg, len(files[leg])))
 		}
 	}
 	if over != nil {
-		return fmt.Errorf("more than %d files crossed: %s", max, strings.Join(over, "; "))
+		return fmt.Errorf("more than %d files crossed: %s", limit, strings.Join(over, "; "))
 	}
 	return nil
 }
