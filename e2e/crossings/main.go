@@ -67,7 +67,7 @@ func main() {
 	}
 }
 
-func run(limit int, out io.Writer) error {
+func run(bound int, out io.Writer) error {
 	if err := coverage.ClearCounters(); err != nil {
 		return fmt.Errorf("build it with -cover -covermode=atomic -coverpkg=./aggregator/...,./e2e/crossings (the program itself among them, so that its counter mode is known): %w", err)
 	}
@@ -86,12 +86,12 @@ func run(limit int, out io.Writer) error {
 		if len(files[leg]) == 0 {
 			return fmt.Errorf("%s: no file of aggregator/ ran: the measure is broken", leg)
 		}
-		if limit > 0 && len(files[leg]) > limit {
+		if bound > 0 && len(files[leg]) > bound {
 			over = append(over, fmt.Sprintf("%s: %d files", leg, len(files[leg])))
 		}
 	}
 	if over != nil {
-		return fmt.Errorf("more than %d files crossed: %s", limit, strings.Join(over, "; "))
+		return fmt.Errorf("more than %d files crossed: %s", bound, strings.Join(over, "; "))
 	}
 	return nil
 }
