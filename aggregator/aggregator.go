@@ -42,10 +42,10 @@
 //
 // The mappings of ids that an answer, a cancel and a peer's end race for
 // (client requests to child calls, child requests to client ids, progress
-// tokens) are idTables (idtable.go) with one rule: an entry leaves its
+// tokens) are inflight.Tables (internal/inflight) with one rule: an entry leaves its
 // table once, taken by whichever comes first of its answer, its cancel or
 // the end of a peer, and whoever takes it finishes it (docs/architecture.md
-// names the maps that are not idTables, and why). Ids are looked up as
+// names the maps that are not inflight.Tables, and why). Ids are looked up as
 // JSON values (jsonrpc.Key): "a\/b" finds "a/b", 7.0 finds 7, and "7"
 // never finds 7; what goes back to a peer is the id as it wrote it.
 //
@@ -67,7 +67,7 @@
 // startup.go, reload.go, the tasks files), and the era pairing with its
 // routines (adapter.go, input_legacy.go, input_modern.go,
 // child_modern.go). Helpers that name no type of the session sit below
-// both (elicitations.go, entries.go, filter.go, graces.go, idtable.go,
+// both (elicitations.go, entries.go, filter.go, graces.go,
 // lifetime.go, lines.go, log.go, memory.go, output.go, send.go).
 // TestStateFilesCallNoPath keeps the state files' cycle to themselves.
 //
@@ -89,7 +89,7 @@
 //  3. server.Server.mu (a rebuild reads every server's lists; a log level
 //     is sent under it, in order);
 //  4. the leaves, under which no other lock is taken: lifetime.mu,
-//     clientSession.mu, clientGate.mu, idTable.mu, sendState.mu,
+//     clientSession.mu, clientGate.mu, inflight.Table.mu, inflight.Request.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
 //     urlElicitations.mu, startWaits.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
@@ -106,6 +106,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -274,9 +275,9 @@ type Aggregator struct {
 	serving  bool                        // Serve has given the children their lanes to the client; under reloadMu
 	plan     atomic.Pointer[server.Plan] // how children's sessions are opened, once the client's began
 	client   clientSession
-	relay    *relayTables       // progress tokens and tasks, across the client and the servers
-	listens  listenSet          // a modern client's subscriptions/listen streams
-	parked   idTable[*exchange] // calls answered input_required, by their requestState
+	relay    *relayTables              // progress tokens and tasks, across the client and the servers
+	listens  listenSet                 // a modern client's subscriptions/listen streams
+	parked   inflight.Table[*exchange] // calls answered input_required, by their requestState
 
 	reg    atomic.Pointer[registry]
 	regMu  sync.Mutex    // serialises rebuilds; protects naming, clientName, warned and pinned

@@ -83,7 +83,7 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 func (c *call) cancel(cause error) {
 	// Recorded first: a call served here that stops on it must find
 	// itself cancelled, and so answer nothing.
-	via, id := c.sendState.cancel(cause)
+	via, id := c.Request.Cancel(cause)
 	c.localMu.Lock()
 	stop := c.stopLocal
 	c.localMu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -46,7 +47,7 @@ type call struct {
 	via  atomic.Pointer[jsonrpc.Lane]
 	task *task // for tasks/get, tasks/result, tasks/cancel: the task
 
-	sendState // its id at the child, the client's cancel
+	inflight.Request // its id at the child, the client's cancel
 
 	localMu   sync.Mutex              // protects stopLocal and localGen
 	stopLocal context.CancelCauseFunc // while it is routed or served here
@@ -189,7 +190,7 @@ func (c *call) answer(line []byte) {
 	if !c.settle() {
 		return
 	}
-	if line == nil && !c.isCancelled() {
+	if line == nil && !c.IsCancelled() {
 		line = errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error())
 	}
 	c.write(line)
@@ -219,7 +220,7 @@ const largeResult = 64 << 10
 // and reports whether it was still there: whether the answer is the
 // caller's to write.
 func (c *call) settle() bool {
-	if !c.a.client.inflight.remove(c.key, c) {
+	if !c.a.client.calls.Remove(c.key, c) {
 		return false
 	}
 	c.forgetProgress()
@@ -262,9 +263,9 @@ func (c *call) forgetProgress() {
 	switch {
 	case c.child == nil:
 	case c.progressAs != nil:
-		c.child.progress.remove(jsonrpc.Key(c.progressAt), c)
+		c.child.progress.Remove(jsonrpc.Key(c.progressAt), c)
 	case c.p.progressTo != nil:
-		c.child.progress.remove(jsonrpc.Key(c.p.progressTo), c)
+		c.child.progress.Remove(jsonrpc.Key(c.p.progressTo), c)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -32,15 +33,15 @@ type child struct {
 	view  atomic.Pointer[toolView] // what its entry exposes of its tools (filter.go); a reload may swap it
 	up    *jsonrpc.Lane            // its lane into the client's queue; nil in Check
 
-	incoming     idTable[*childRequest] // its requests relayed to the client, by its id
-	progress     idTable[*call]         // the calls in flight to it that carry a progress token, by jsonrpc.Key
-	tasks        idTable[*task]         // its tasks known to the client, by its task id
-	clientTasks  atomic.Int64           // the tasks the client runs for it (client_tasks.go)
-	heldStatuses heldStatuses           // its statuses of tasks not known yet
-	listing      taskListing            // its tasks/list passes: which tasks it still keeps (tasks_list.go)
-	exchanges    exchangeSet            // a modern client's calls to it that may take input (legacy child)
-	logging      atomic.Int32           // a modern client's calls in flight to it that asked for logs (legacy child)
-	elicitations urlElicitations        // its URL elicitations the client may see completed (owners.go)
+	incoming     inflight.Table[*childRequest] // its requests relayed to the client, by its id
+	progress     inflight.Table[*call]         // the calls in flight to it that carry a progress token, by jsonrpc.Key
+	tasks        inflight.Table[*task]         // its tasks known to the client, by its task id
+	clientTasks  atomic.Int64                  // the tasks the client runs for it (client_tasks.go)
+	heldStatuses heldStatuses                  // its statuses of tasks not known yet
+	listing      taskListing                   // its tasks/list passes: which tasks it still keeps (tasks_list.go)
+	exchanges    exchangeSet                   // a modern client's calls to it that may take input (legacy child)
+	logging      atomic.Int32                  // a modern client's calls in flight to it that asked for logs (legacy child)
+	elicitations urlElicitations               // its URL elicitations the client may see completed (owners.go)
 }
 
 // newChild is the child of config entry s; after, when not nil, is closed
@@ -134,7 +135,7 @@ type childRequest struct {
 	task      *clientTask // of tasks/get, tasks/result, tasks/cancel
 	timer     *time.Timer // ends it unanswered after Options.ClientRequestTimeout
 
-	sendState // its id at the client, the child's cancel
+	inflight.Request // its id at the client, the child's cancel
 }
 
 // progressRoute leads a progress token the aggregator gave the client back to

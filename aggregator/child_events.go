@@ -35,7 +35,7 @@ func (c *child) ListChanged(method string) {
 // changed.
 func (c *child) Dropped(why error, wasRunning bool) {
 	if errors.Is(why, errShuttingDown) { // their timers end with the session
-		for _, r := range c.incoming.takeAll() {
+		for _, r := range c.incoming.TakeAll() {
 			r.cancel(errShuttingDown)
 		}
 		return
@@ -44,7 +44,7 @@ func (c *child) Dropped(why error, wasRunning bool) {
 	if c.Status().State == server.Failed {
 		cause = c.Errorf("is gone")
 	}
-	for _, r := range c.incoming.takeAll() {
+	for _, r := range c.incoming.TakeAll() {
 		r.cancel(cause)
 	}
 	c.failTasks(toldClient(why))

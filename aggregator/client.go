@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -16,9 +17,9 @@ import (
 // what it negotiated and declared, its requests in flight and the gate its
 // children's early messages wait at.
 type clientSession struct {
-	conn     *jsonrpc.Conn // set in Serve before any child starts; nil in Check
-	inflight idTable[*call]
-	gate     clientGate
+	conn  *jsonrpc.Conn // set in Serve before any child starts; nil in Check
+	calls inflight.Table[*call]
+	gate  clientGate
 
 	serverInfo []byte // the aggregator's own serverInfo, which a client that gives no clientInfo is named by
 

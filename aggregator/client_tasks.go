@@ -33,8 +33,8 @@ func (rt *relayTables) registerClientTask(c *child, clientID, taskObj []byte) *c
 	}
 	ttl, _ := jsonrpc.Member(taskObj, "ttl")
 	t := &clientTask{taskEntry{id: key, child: c, seq: rt.tasks.seq.Add(1), expires: ttlExpiry(ttl)}}
-	if !rt.clientTasks.byID.add(key, t) {
-		t, _ = rt.clientTasks.byID.get(key)
+	if !rt.clientTasks.byID.Add(key, t) {
+		t, _ = rt.clientTasks.byID.Get(key)
 		return t
 	}
 	if c.clientTasks.Add(1) > int64(maxTasksPerServer) {
@@ -48,7 +48,7 @@ func (rt *relayTables) registerClientTask(c *child, clientID, taskObj []byte) *c
 // for child c, and remembers their ids for the error a later use gets.
 func (rt *relayTables) makeClientRoom(c *child) {
 	var ts []*clientTask
-	for _, t := range rt.clientTasks.byID.all() {
+	for _, t := range rt.clientTasks.byID.All() {
 		if t.child == c {
 			ts = append(ts, t)
 		}
@@ -62,7 +62,7 @@ func (rt *relayTables) makeClientRoom(c *child) {
 
 // forgetClientTask removes the task from the table.
 func (rt *relayTables) forgetClientTask(t *clientTask) {
-	if rt.clientTasks.byID.remove(t.id, t) {
+	if rt.clientTasks.byID.Remove(t.id, t) {
 		t.child.clientTasks.Add(-1)
 	}
 }
@@ -70,7 +70,7 @@ func (rt *relayTables) forgetClientTask(t *clientTask) {
 // sweepClientTasks forgets the client's tasks whose ttl has run out, and
 // those of children that are gone.
 func (rt *relayTables) sweepClientTasks(now time.Time) {
-	for _, t := range rt.clientTasks.byID.all() {
+	for _, t := range rt.clientTasks.byID.All() {
 		if t.expired(now) || t.child.dropped() {
 			rt.forgetClientTask(t)
 		}
@@ -87,7 +87,7 @@ func (c *child) childTaskRequest(m *jsonrpc.Message) ([]byte, *clientTask, []byt
 	if !isString {
 		return nil, nil, errorLine(m.ID, jsonrpc.CodeInvalidParams, "Invalid params: "+m.Method+" needs params.taskId (a string)")
 	}
-	t, ok := c.host.relay.clientTasks.byID.get(id)
+	t, ok := c.host.relay.clientTasks.byID.Get(id)
 	if !ok || t.child != c {
 		msg := "Invalid params: unknown task " + strconv.Quote(id)
 		if key, evicted := c.host.relay.clientTasks.evicted.server(id); evicted && key == c.key {
@@ -123,7 +123,7 @@ func (r *childRequest) clientAnswer(result []byte) []byte {
 func (rt *relayTables) relatedToChild(c *child, msg []byte) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
 		key, isString := jsonrpc.String(id)
-		if t, ok := rt.tasks.byID.get(key); ok && isString && t.child == c {
+		if t, ok := rt.tasks.byID.Get(key); ok && isString && t.child == c {
 			return t.childID, true
 		}
 		return nil, false
@@ -140,7 +140,7 @@ func (rt *relayTables) childsClientTasks(c *child, result []byte) []byte {
 	for _, it := range items {
 		clientID, _ := jsonrpc.Member(it, "taskId")
 		key, isString := jsonrpc.String(clientID)
-		if t, ok := rt.clientTasks.byID.get(key); ok && isString && t.child == c {
+		if t, ok := rt.clientTasks.byID.Get(key); ok && isString && t.child == c {
 			kept = append(kept, it)
 		}
 	}
@@ -152,7 +152,7 @@ func (rt *relayTables) childsClientTasks(c *child, result []byte) []byte {
 func (rt *relayTables) clientTaskStatus(params []byte) {
 	clientID, _ := jsonrpc.Member(params, "taskId")
 	key, isString := jsonrpc.String(clientID)
-	t, ok := rt.clientTasks.byID.get(key)
+	t, ok := rt.clientTasks.byID.Get(key)
 	if !ok || !isString {
 		rt.log.Debugf("client status of unknown task %s dropped", clientID)
 		return

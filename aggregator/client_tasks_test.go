@@ -129,7 +129,7 @@ func TestClientSideTask(t *testing.T) {
 	req = h.read()
 	h.send(`{"jsonrpc":"2.0","id":` + idOf(t, req) + `,"error":{"code":-32602,"message":"no such task"}}`)
 	a.heard(t)
-	if n := len(h.a.relay.clientTasks.byID.all()); n != 0 {
+	if n := len(h.a.relay.clientTasks.byID.All()); n != 0 {
 		t.Errorf("%d client tasks still known after the client said it knows none", n)
 	}
 }
@@ -194,11 +194,11 @@ func TestClientTasksOfAServerAreBounded(t *testing.T) {
 		t.Errorf("k holds %d client tasks, want %d", got, maxTasksPerServer-1)
 	}
 	for _, id := range []string{"c0", "c1"} {
-		if _, known := a.relay.clientTasks.byID.get(id); known {
+		if _, known := a.relay.clientTasks.byID.Get(id); known {
 			t.Errorf("the oldest client task %s is still known", id)
 		}
 	}
-	if _, known := a.relay.clientTasks.byID.get("o"); !known {
+	if _, known := a.relay.clientTasks.byID.Get("o"); !known {
 		t.Error("another server's client task was forgotten")
 	}
 	m := &jsonrpc.Message{ID: []byte(`1`), Method: "tasks/get", Params: []byte(`{"taskId":"c0"}`)}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -15,8 +16,8 @@ import (
 // exchange is a call of a modern client to a legacy child that may take
 // input, from when it is sent to when the child answers it for good.
 type exchange struct {
-	parked  *idTable[*exchange] // where it waits for the client's retry (the Aggregator's)
-	timeout time.Duration       // how long it waits there (Options.InputTimeout)
+	parked  *inflight.Table[*exchange] // where it waits for the client's retry (the Aggregator's)
+	timeout time.Duration              // how long it waits there (Options.InputTimeout)
 	log     *Logger
 	c       *child
 	origin  *call  // the call the child got; its answer comes to origin

@@ -25,7 +25,7 @@ const maxInputRounds = 64
 // a goroutine of its own that the client's cancel stops.
 func (c *call) fulfil(resp *jsonrpc.Message) {
 	ctx, release := c.local(c.a.life.ctx)
-	if c.isCancelled() { // before local: nothing would stop the rounds
+	if c.IsCancelled() { // before local: nothing would stop the rounds
 		release()
 		c.answer(nil)
 		return

@@ -114,7 +114,7 @@ func (x *exchange) present() *presented {
 	}
 	x.waiter = nil
 	x.token = newInputToken()
-	x.parked.add(x.token, x)
+	x.parked.Add(x.token, x)
 	token := x.token
 	x.timer = time.AfterFunc(x.timeout, func() { x.expire(token) })
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
@@ -147,10 +147,10 @@ func newInputToken() string {
 // once), hands the answers to the child's requests, and waits for what
 // the child does next. It returns the error to answer, if any.
 func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
-	if x, ok := a.parked.get(token); ok && (x.c != ch || x.method != c.method) {
+	if x, ok := a.parked.Get(token); ok && (x.c != ch || x.method != c.method) {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState belongs to another request")
 	}
-	x, ok := a.parked.take(token)
+	x, ok := a.parked.Take(token)
 	if !ok {
 		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: requestState is unknown, expired or already used")
 	}
@@ -190,8 +190,8 @@ func (a *Aggregator) resume(c *call, token string, ch *child) []byte {
 		w.answer(w.line)
 		return nil
 	}
-	if via, id := x.origin.sendState.id(); id != nil {
-		if cancelled := c.sent(via, id); cancelled != nil {
+	if via, id := x.origin.Request.ID(); id != nil {
+		if cancelled := c.Sent(via, id); cancelled != nil {
 			c.takeBack(via, id, cancelled)
 		}
 	}
@@ -241,7 +241,7 @@ func (x *exchange) cancel(c *call, via *jsonrpc.Lane, id []byte, cause error) {
 
 // expire cancels a parked exchange the client never resumed.
 func (x *exchange) expire(token string) {
-	if _, ok := x.parked.take(token); !ok {
+	if _, ok := x.parked.Take(token); !ok {
 		return // resumed meanwhile
 	}
 	x.mu.Lock()
@@ -253,7 +253,7 @@ func (x *exchange) expire(token string) {
 	for _, q := range asks {
 		x.c.Conn().Write(errorLine(q.id, jsonrpc.CodeInternalError, "mcp-simple-aggregator: the client did not retry the call within "+x.timeout.String()))
 	}
-	if via, id := x.origin.sendState.id(); id != nil {
+	if via, id := x.origin.Request.ID(); id != nil {
 		via.Cancel(id, fmt.Errorf("the client did not retry the call within %v", x.timeout))
 	}
 	x.log.Debugf("server %q: a call waiting for the client's input was cancelled after %v", x.c.key, x.timeout)
@@ -280,7 +280,7 @@ func (x *exchange) followProgress(c *call) {
 		return
 	}
 	c.progressAt, c.progressAs = from, to // before c is in the table, where the child's reader finds it
-	if !x.c.progress.add(jsonrpc.Key(from), c) {
+	if !x.c.progress.Add(jsonrpc.Key(from), c) {
 		c.progressAt, c.progressAs = nil, nil
 	}
 }

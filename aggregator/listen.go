@@ -200,7 +200,7 @@ func (s *listenSet) remove(l *listen) {
 func (s *listenSet) wants(method string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.ContainsFunc(s.open, func(l *listen) bool { return !l.c.isCancelled() && l.changes[method] })
+	return slices.ContainsFunc(s.open, func(l *listen) bool { return !l.c.IsCancelled() && l.changes[method] })
 }
 
 // listChanged sends a list_changed notification on every stream that asked
@@ -209,7 +209,7 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.open {
-		if l.c.isCancelled() {
+		if l.c.IsCancelled() {
 			continue
 		}
 		if l.changes[method] {
@@ -224,7 +224,7 @@ func (s *listenSet) listChanged(up *jsonrpc.Conn, method string) {
 func (s *listenSet) updatedBySubscription(up notifier, c *child, params []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if l, ok := s.byChild[c][jsonrpc.Key(eras.SubscriptionID(params))]; ok && !l.c.isCancelled() {
+	if l, ok := s.byChild[c][jsonrpc.Key(eras.SubscriptionID(params))]; ok && !l.c.IsCancelled() {
 		up.Notify("notifications/resources/updated", l.stamp(params))
 	}
 }
@@ -236,7 +236,7 @@ func (s *listenSet) updatedByURI(up notifier, c *child, params []byte) {
 	defer s.mu.Unlock()
 	uri, _ := jsonrpc.StringMember(params, "uri")
 	for _, l := range s.open {
-		if slices.Contains(l.subscribed, childURI{c, uri}) && !l.c.isCancelled() {
+		if slices.Contains(l.subscribed, childURI{c, uri}) && !l.c.IsCancelled() {
 			up.Notify("notifications/resources/updated", l.stamp(params))
 		}
 	}

@@ -106,7 +106,7 @@ func TestAChildsRequestsToTheClientTimeOut(t *testing.T) {
 	if line := h.read(); line != want {
 		t.Errorf("the client got %s, want %s", line, want)
 	}
-	if n := h.a.children()[0].incoming.len(); n != 0 {
+	if n := h.a.children()[0].incoming.Len(); n != 0 {
 		t.Errorf("%d requests left in the child's table", n)
 	}
 }
@@ -152,16 +152,16 @@ func TestTasksOfADeadChildAreForgotten(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)
 	readUntil(t, h, `"notifications/tasks/status"`)
 	deadline := time.Now().Add(waitLimit)
-	for _, ok := h.a.relay.tasks.byID.get(ta); ok; _, ok = h.a.relay.tasks.byID.get(ta) {
+	for _, ok := h.a.relay.tasks.byID.Get(ta); ok; _, ok = h.a.relay.tasks.byID.Get(ta) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the dead child's task %s is still known after %v", ta, waitLimit)
 		}
 		time.Sleep(time.Millisecond) // polled: the timer says nothing when it fires
 	}
-	if _, ok := h.a.relay.tasks.byID.get(tb); !ok {
+	if _, ok := h.a.relay.tasks.byID.Get(tb); !ok {
 		t.Errorf("the live child's task %s was forgotten too", tb)
 	}
-	if n := h.a.children()[0].tasks.len(); n != 0 {
+	if n := h.a.children()[0].tasks.Len(); n != 0 {
 		t.Errorf("the dead child still holds %d tasks", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -24,10 +25,10 @@ import (
 // and client_tasks.go. The Aggregator and each child share them.
 type relayTables struct {
 	log         *Logger
-	progress    idTable[progressRoute] // progress tokens handed to the client, by token
-	tokens      atomic.Int64           // the last progress token number handed out
-	tasks       taskTable              // the children's tasks, by the ids the client knows
-	clientTasks taskIndex[*clientTask] // the client's tasks for children, by the ids they know (client_tasks.go)
+	progress    inflight.Table[progressRoute] // progress tokens handed to the client, by token
+	tokens      atomic.Int64                  // the last progress token number handed out
+	tasks       taskTable                     // the children's tasks, by the ids the client knows
+	clientTasks taskIndex[*clientTask]        // the client's tasks for children, by the ids they know (client_tasks.go)
 }
 
 // tiesToClient returns msg, a server's params or result on its way to the
@@ -50,7 +51,7 @@ func (rt *relayTables) tiesToClient(c *child, msg []byte) []byte {
 func (rt *relayTables) relatedToClient(c *child, msg []byte) []byte {
 	return rewriteRelatedRaw(msg, func(id []byte) ([]byte, bool) {
 		key, isString := jsonrpc.String(id)
-		if t, ok := c.tasks.get(key); ok && isString {
+		if t, ok := c.tasks.Get(key); ok && isString {
 			return jsonrpc.AppendString(nil, t.id), true
 		}
 		rt.log.Debugf("server %q: related-task %s is none of its tasks; its tie taken out", c.key, id)

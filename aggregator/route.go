@@ -28,7 +28,7 @@ func (a *Aggregator) clientRequest(m *jsonrpc.Message) {
 // and returns nil, an id in use and what needs no child.
 func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 	c := newCall(a, m, b, slot)
-	if b != nil && !b.claim(c.key) || !a.client.inflight.add(c.key, c) {
+	if b != nil && !b.claim(c.key) || !a.client.calls.Add(c.key, c) {
 		c.write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
 		return nil
 	}
@@ -72,7 +72,7 @@ func (a *Aggregator) refuse(c *call) []byte {
 // when the method is quick and they are up already, else on a goroutine
 // of its own, which the client's cancel can stop.
 func (a *Aggregator) serve(c *call) {
-	if c.batch != nil && c.isCancelled() { // by a notification later in its batch
+	if c.batch != nil && c.IsCancelled() { // by a notification later in its batch
 		c.answer(nil)
 		return
 	}
@@ -125,14 +125,14 @@ func (a *Aggregator) forward(c *call, t target) {
 	if !send {
 		return
 	}
-	if c.p.progressTo != nil && !t.child.progress.add(jsonrpc.Key(c.p.progressTo), c) {
+	if c.p.progressTo != nil && !t.child.progress.Add(jsonrpc.Key(c.p.progressTo), c) {
 		// The client reused the token of a call still in flight to this
 		// child: that call's entry lets the progress up, and only it may
 		// remove the entry.
 		c.p.progressTo = nil
 	}
 	via := t.child.Conn().Lane()
-	id, cancelled, err := c.send(via, c.method, c, params...)
+	id, cancelled, err := c.Send(via, c.method, c, params...)
 	if err != nil {
 		c.Answered(nil, err)
 		return

@@ -94,7 +94,7 @@ func (c *child) cancelled(params []byte) {
 	if !ok {
 		return
 	}
-	if r, ok := c.incoming.take(jsonrpc.Key(id)); ok {
+	if r, ok := c.incoming.Take(jsonrpc.Key(id)); ok {
 		r.cancel(&cancelReason{reason: reason})
 	}
 }
@@ -106,7 +106,7 @@ func (c *child) progressed(params []byte) {
 	token, ok := jsonrpc.Member(params, "progressToken")
 	var call *call
 	if ok {
-		call, ok = c.progress.get(jsonrpc.Key(token))
+		call, ok = c.progress.Get(jsonrpc.Key(token))
 	}
 	if !ok {
 		c.host.log.Debugf("server %q: progress for token %s, which is none of its calls', dropped", c.key, token)
@@ -152,7 +152,7 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 		c.Conn().Write(bad)
 		return
 	}
-	if c.incoming.len() >= maxClientRequests { // only this reader adds to it
+	if c.incoming.Len() >= maxClientRequests { // only this reader adds to it
 		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
 			"mcp-simple-aggregator: %d requests of this server already wait for the client's answers", maxClientRequests)))
 		return
@@ -175,16 +175,16 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	params, token := c.host.relay.remapProgressToken(c, c.host.relay.tiesToClient(c, params))
 	r.token = token // before r is in the table, where drop may take it
 	r.timer = time.AfterFunc(c.host.settings.clientRequestTimeout, r.expire)
-	if !c.incoming.add(r.key, r) {
+	if !c.incoming.Add(r.key, r) {
 		r.forgetToken()
 		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+string(m.ID)+" is already used by a request in flight"))
 		return
 	}
-	if c.dropped() && c.incoming.remove(r.key, r) { // dropped meanwhile, after its table was emptied
+	if c.dropped() && c.incoming.Remove(r.key, r) { // dropped meanwhile, after its table was emptied
 		r.forgetToken()
 		return
 	}
-	id, cancelled, err := r.send(c.up, m.Method, r, params)
+	id, cancelled, err := r.Send(c.up, m.Method, r, params)
 	if err != nil {
 		r.Answered(nil, err)
 		return
@@ -209,7 +209,7 @@ func undeclaredPart(caps []byte, m *jsonrpc.Message) []byte {
 
 // Answered is the client's answer, which goes to the child under its id.
 func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
-	if !r.c.incoming.remove(r.key, r) {
+	if !r.c.incoming.Remove(r.key, r) {
 		return // the child cancelled it, or is gone
 	}
 	r.forgetToken()
@@ -243,7 +243,7 @@ func (r *childRequest) involvesTask(result []byte) bool {
 // child cancelled it or is gone: the client is told, under its own id.
 func (r *childRequest) cancel(cause error) {
 	r.forgetToken()
-	if via, id := r.sendState.cancel(cause); id != nil {
+	if via, id := r.Request.Cancel(cause); id != nil {
 		via.Cancel(id, cause)
 	}
 }
@@ -251,7 +251,7 @@ func (r *childRequest) cancel(cause error) {
 // expire ends the request that the client has not answered in time: the
 // child gets an error, the client a cancel.
 func (r *childRequest) expire() {
-	if !r.c.incoming.remove(r.key, r) {
+	if !r.c.incoming.Remove(r.key, r) {
 		return
 	}
 	err := fmt.Errorf("the client did not answer within %v", r.c.host.settings.clientRequestTimeout)
@@ -266,7 +266,7 @@ func (r *childRequest) forgetToken() {
 		r.timer.Stop()
 	}
 	if r.token != "" {
-		r.c.host.relay.progress.take(r.token)
+		r.c.host.relay.progress.Take(r.token)
 	}
 }
 
@@ -294,7 +294,7 @@ func (rt *relayTables) remapProgressToken(c *child, params []byte) ([]byte, stri
 		return params, ""
 	}
 	key := jsonrpc.Key(ours)
-	rt.progress.add(key, progressRoute{child: c, token: string(token)})
+	rt.progress.Add(key, progressRoute{child: c, token: string(token)})
 	return newParams, key
 }
 
@@ -306,7 +306,7 @@ func (rt *relayTables) progressFromClient(params []byte) {
 	if !ok {
 		return
 	}
-	r, ok := rt.progress.get(jsonrpc.Key(token))
+	r, ok := rt.progress.Get(jsonrpc.Key(token))
 	if !ok {
 		rt.log.Debugf("client progress for unknown token %s dropped", token)
 		return

@@ -3,7 +3,6 @@ package aggregator
 import (
 	"encoding/json"
 	"errors"
-	"sync"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -13,62 +12,8 @@ import (
 // Every request goes out through a jsonrpc.Lane (GoParts, or Call for the
 // aggregator's own), and every cancel of one through jsonrpc.Lane.Cancel:
 // withdrawn while it waits in the queue, else forgotten and the peer told
-// by tellCancelled, on the request's own lane. sendState settles the race
-// between a relayed request's sending and its cancel.
-
-// sendState is the part of a request relayed to another peer that a cancel
-// racing its sending needs: where it went and the cancel, whichever comes
-// first; the other side acts on both.
-type sendState struct {
-	mu        sync.Mutex    // protects the fields below
-	via       *jsonrpc.Lane // the lane it went through, once sent
-	sentID    []byte        // its id on the other peer's connection, once sent
-	cancelled error         // the cancel, once it came
-}
-
-// send sends the relayed request through via under a fresh id; w gets its
-// answer. It returns the id and the cancel that came while it was being
-// sent, if one did: the caller takes the request back then. An error means
-// it was not sent, and w is not called.
-func (s *sendState) send(via *jsonrpc.Lane, method string, w jsonrpc.Waiter, params ...[]byte) (id []byte, cancelled, err error) {
-	id, err = via.GoParts(method, w, params...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return id, s.sent(via, id), nil
-}
-
-// isCancelled reports whether the cancel came.
-func (s *sendState) isCancelled() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cancelled != nil
-}
-
-// sent records where the request went and returns the cancel that came
-// first, if one did.
-func (s *sendState) sent(via *jsonrpc.Lane, id []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.via, s.sentID = via, id
-	return s.cancelled
-}
-
-// id returns the lane and id the request went under, once sent.
-func (s *sendState) id() (*jsonrpc.Lane, []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.via, s.sentID
-}
-
-// cancel records the cancel and returns where the request went, if it was
-// sent.
-func (s *sendState) cancel(cause error) (*jsonrpc.Lane, []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cancelled = cause
-	return s.via, s.sentID
-}
+// by tellCancelled, on the request's own lane. inflight.Request settles the
+// race between a relayed request's sending and its cancel.
 
 // tellCancelled is every connection's Options.Cancelled: the peer hears,
 // on the request's own lane (never before the request), that a request it

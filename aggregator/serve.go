@@ -81,7 +81,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			}
 		}()
 		a.listens.endAll() // they would never be answered otherwise
-		a.client.inflight.waitEmpty(a.opts.graces.forAnswers(), a.life.hurry)
+		a.client.calls.WaitEmpty(a.opts.graces.forAnswers(), a.life.hurry)
 		a.shutdown()
 
 	case <-output.broken:
@@ -181,7 +181,7 @@ func (a *Aggregator) clientCancelled(params []byte) {
 	if !ok {
 		return
 	}
-	if c, ok := a.client.inflight.get(jsonrpc.Key(id)); ok {
+	if c, ok := a.client.calls.Get(jsonrpc.Key(id)); ok {
 		c.cancel(&cancelReason{reason: reason})
 	}
 }
@@ -259,10 +259,10 @@ func (a *Aggregator) shutdown() {
 	wg.Wait()
 	a.life.handlers.Wait()
 	a.relay.stopForgetting()
-	for _, x := range a.parked.takeAll() {
+	for _, x := range a.parked.TakeAll() {
 		x.stop()
 	}
-	for _, c := range a.client.inflight.takeAll() {
+	for _, c := range a.client.calls.TakeAll() {
 		c.write(errorLine(c.id, jsonrpc.CodeInternalError, errShuttingDown.Error()))
 	}
 }

@@ -45,7 +45,7 @@ func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*
 	if !ok {
 		return nil, false
 	}
-	if t, ok := c.tasks.get(key); ok {
+	if t, ok := c.tasks.Get(key); ok {
 		return t, true
 	}
 	// Copies: slices would keep the child's whole line (a page of
@@ -57,12 +57,12 @@ func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*
 	t.createdAt, t.ttl = bytes.Clone(createdAt), bytes.Clone(ttl)
 	t.expires = ttlExpiry(t.ttl)
 	rt.maybeSweepTasks() // before t is in: a ttl of 0 does not end t before its id is given
-	if !c.tasks.add(key, t) {
-		t, _ = c.tasks.get(key) // registered meanwhile
+	if !c.tasks.Add(key, t) {
+		t, _ = c.tasks.Get(key) // registered meanwhile
 		return t, t != nil
 	}
-	rt.tasks.byID.add(t.id, t)
-	if c.tasks.len() > maxTasksPerServer {
+	rt.tasks.byID.Add(t.id, t)
+	if c.tasks.Len() > maxTasksPerServer {
 		rt.makeRoom(c)
 	}
 	return t, true
@@ -78,9 +78,9 @@ func (rt *relayTables) maybeSweepTasks() {
 
 // forgetTask removes the task from both tables.
 func (rt *relayTables) forgetTask(t *task) {
-	rt.tasks.byID.remove(t.id, t)
+	rt.tasks.byID.Remove(t.id, t)
 	if key, ok := jsonrpc.String(t.childID); ok {
-		t.child.tasks.remove(key, t)
+		t.child.tasks.Remove(key, t)
 	}
 }
 
@@ -92,7 +92,7 @@ func (rt *relayTables) sweepTasks(now time.Time) {
 		return
 	}
 	defer rt.tasks.sweeping.Unlock()
-	for _, t := range rt.tasks.byID.all() {
+	for _, t := range rt.tasks.byID.All() {
 		if t.expired(now) && !t.child.listing.listedLast(t) {
 			rt.forgetTask(t)
 		}
@@ -106,8 +106,8 @@ func (rt *relayTables) forgetLater(c *child) {
 	rt.tasks.forgetting.Add(1)
 	timer := time.AfterFunc(c.host.settings.graces.forDeadTasks(), func() {
 		defer rt.tasks.forgetting.Done()
-		for _, t := range c.tasks.takeAll() {
-			rt.tasks.byID.remove(t.id, t)
+		for _, t := range c.tasks.TakeAll() {
+			rt.tasks.byID.Remove(t.id, t)
 		}
 	})
 	rt.tasks.forgetMu.Lock()
@@ -195,7 +195,7 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs params.taskId (a string)")
 	}
-	t, ok := a.relay.tasks.byID.get(id)
+	t, ok := a.relay.tasks.byID.Get(id)
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, a.relay.unknownTask(id))
 	}
@@ -250,7 +250,7 @@ func (c *child) taskStatus(params []byte) {
 		c.host.log.Debugf("server %q: status of task %s, which is not a string, dropped", c.key, childID)
 		return
 	}
-	t, ok := c.tasks.get(key)
+	t, ok := c.tasks.Get(key)
 	if !ok {
 		if !c.heldStatuses.hold(key, params) {
 			c.host.log.Debugf("server %q: status of unknown task %s dropped", c.key, childID)
@@ -284,7 +284,7 @@ func (c *child) failTasks(cause error) {
 		return
 	}
 	c.host.relay.forgetLater(c)
-	for _, t := range c.tasks.all() {
+	for _, t := range c.tasks.All() {
 		if t.isTerminal() {
 			continue
 		}

@@ -86,7 +86,7 @@ func (rt *relayTables) childTaskPage(ch *child, resp *jsonrpc.Message, pass int6
 	ts := make([]*task, len(items))
 	for i, it := range items {
 		if key, ok := taskIDMember(it); ok {
-			if t, known := ch.tasks.get(key); known {
+			if t, known := ch.tasks.Get(key); known {
 				t.listed.Store(pass)
 				ts[i] = t
 			}
@@ -127,7 +127,7 @@ func (rt *relayTables) childTaskPage(ch *child, resp *jsonrpc.Message, pass int6
 //     would push them out one listing after another, each coming back
 //     under a new id (the client's ids would churn instead of staying).
 func (rt *relayTables) listedTask(ch *child, it []byte, pass int64) *task {
-	full := ch.tasks.len() >= maxTasksPerServer
+	full := ch.tasks.Len() >= maxTasksPerServer
 	if full && rt.forgetGone(ch) == 0 && isTerminal(statusOf(it)) {
 		return nil
 	}
@@ -150,7 +150,7 @@ func taskIDMember(obj []byte) (string, bool) {
 
 // mapped reports whether the task is still known under its id.
 func (rt *relayTables) mapped(t *task) bool {
-	cur, ok := rt.tasks.byID.get(t.id)
+	cur, ok := rt.tasks.byID.Get(t.id)
 	return ok && cur == t
 }
 

@@ -83,12 +83,7 @@ func heapStats() (alloc, inuse uint64) {
 // tableLen is the number of tasks in the aggregator's table and in the
 // child's.
 func tableLen(a *Aggregator) (int, int) {
-	count := func(t *idTable[*task]) int {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return len(t.m)
-	}
-	return count(&a.relay.tasks.byID), count(&a.children()[0].tasks)
+	return a.relay.tasks.byID.Len(), a.children()[0].tasks.Len()
 }
 
 // BenchmarkTaskTableAfter100kTasks measures what 100,000 tasks leave in

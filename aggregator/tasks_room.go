@@ -17,7 +17,7 @@ func (rt *relayTables) makeRoom(c *child) {
 	if rt.forgetGone(c) > 0 {
 		return
 	}
-	ts := c.tasks.all()
+	ts := c.tasks.All()
 	slices.SortFunc(ts, func(x, y *task) int {
 		if tx, ty := x.isTerminal(), y.isTerminal(); tx != ty {
 			if tx {
@@ -45,7 +45,7 @@ func (rt *relayTables) forgetGone(c *child) int {
 		return 0
 	}
 	var gone []*task
-	for _, t := range c.tasks.all() {
+	for _, t := range c.tasks.All() {
 		if pass.lacks(t) {
 			gone = append(gone, t)
 		}

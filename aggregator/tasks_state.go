@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
 )
 
 // This file is what the task tables hold (relayTables, relay.go): a
@@ -18,7 +20,7 @@ import (
 // and the client's (client_tasks.go): the tasks by the id the client knows,
 // and the ids forgotten to make room.
 type taskIndex[T comparable] struct {
-	byID    idTable[T]
+	byID    inflight.Table[T]
 	evicted evictedTasks // the ids forgotten to make room, with their server
 }
 

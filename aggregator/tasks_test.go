@@ -203,7 +203,11 @@ func TestTasksOfTwoChildren(t *testing.T) {
 	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":33,"error":{"code":-32602,"message":"Invalid params: unknown task \"%s\" (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"}}`, ta); got != want {
 		t.Errorf("tasks/get after the child forgot it:\n got %s\nwant %s", got, want)
 	}
-	if ids := slices.Collect(maps.Keys(h.a.relay.tasks.byID.m)); len(ids) != 1 || ids[0] != tb {
+	var ids []string
+	for _, t := range h.a.relay.tasks.byID.All() {
+		ids = append(ids, t.id)
+	}
+	if len(ids) != 1 || ids[0] != tb {
 		t.Errorf("tasks in the table: %q, want only b's %q", ids, tb)
 	}
 }
@@ -303,10 +307,10 @@ func TestTaskTTLSweep(t *testing.T) {
 	}
 	a.relay.registerTask(c, []byte(`"forever"`), []byte(`{"ttl":null}`))
 	a.relay.sweepTasks(time.Now().Add(2 * time.Second))
-	if left := a.relay.tasks.byID.all(); len(left) != 1 || string(left[0].childID) != `"forever"` {
+	if left := a.relay.tasks.byID.All(); len(left) != 1 || string(left[0].childID) != `"forever"` {
 		t.Errorf("after the sweep: %d tasks", len(left))
 	}
-	if left := c.tasks.all(); len(left) != 1 {
+	if left := c.tasks.All(); len(left) != 1 {
 		t.Errorf("the child's table holds %d tasks", len(left))
 	}
 }
@@ -354,13 +358,13 @@ func TestTaskTableOfAServerIsBounded(t *testing.T) {
 	ts[9].markTerminal([]byte(`"failed"`))
 	a.relay.registerTask(k, []byte(`"one more"`), []byte(`{}`)) // 17: an eighth (2) must go
 	for i, tk := range ts {
-		_, known := a.relay.tasks.byID.get(tk.id)
+		_, known := a.relay.tasks.byID.Get(tk.id)
 		if gone := i == 5 || i == 9; known == gone {
 			t.Errorf("task t%d (terminal %v) known: %v", i, tk.isTerminal(), known)
 		}
 	}
-	if _, ok := a.relay.tasks.byID.get(keep.id); !ok || k.tasks.len() != maxTasksPerServer-1 {
-		t.Errorf("other's task known %v; k holds %d tasks, want %d", ok, k.tasks.len(), maxTasksPerServer-1)
+	if _, ok := a.relay.tasks.byID.Get(keep.id); !ok || k.tasks.Len() != maxTasksPerServer-1 {
+		t.Errorf("other's task known %v; k holds %d tasks, want %d", ok, k.tasks.Len(), maxTasksPerServer-1)
 	}
 	want := fmt.Sprintf(`Invalid params: unknown task %q: server "k" had more than 16 tasks, and mcp-simple-aggregator forgot its oldest to make room`, ts[5].id)
 	if got := a.relay.unknownTask(ts[5].id); got != want {
@@ -369,8 +373,8 @@ func TestTaskTableOfAServerIsBounded(t *testing.T) {
 	// With no finished task, the oldest running ones go.
 	a.relay.registerTask(k, []byte(`"and another"`), []byte(`{}`))
 	a.relay.registerTask(k, []byte(`"and a third"`), []byte(`{}`))
-	if _, known := a.relay.tasks.byID.get(ts[0].id); known || k.tasks.len() != maxTasksPerServer-1 {
-		t.Errorf("the oldest running task known: %v; k holds %d tasks", known, k.tasks.len())
+	if _, known := a.relay.tasks.byID.Get(ts[0].id); known || k.tasks.Len() != maxTasksPerServer-1 {
+		t.Errorf("the oldest running task known: %v; k holds %d tasks", known, k.tasks.Len())
 	}
 }
 
@@ -430,7 +434,7 @@ func TestTaskListAtTheBoundKeepsTheTasksItHas(t *testing.T) {
 		var ids []string
 		for _, entry := range page {
 			id, _ := jsonrpc.StringMember(entry, "taskId")
-			if _, ok := a.relay.tasks.byID.get(id); !ok {
+			if _, ok := a.relay.tasks.byID.Get(id); !ok {
 				t.Errorf("listed %s under %s, an id the aggregator no longer knows", entry, id)
 			}
 			ids = append(ids, id)
@@ -438,10 +442,10 @@ func TestTaskListAtTheBoundKeepsTheTasksItHas(t *testing.T) {
 		return ids
 	}
 	first := list()
-	if len(first) != 4 || k.tasks.len() != 4 {
-		t.Errorf("listed %q, the table holds %d; want t1-t3 and running listed, 4 held", first, k.tasks.len())
+	if len(first) != 4 || k.tasks.Len() != 4 {
+		t.Errorf("listed %q, the table holds %d; want t1-t3 and running listed, 4 held", first, k.tasks.Len())
 	}
-	if _, ok := k.tasks.get("running"); !ok {
+	if _, ok := k.tasks.Get("running"); !ok {
 		t.Error("a running task was left out")
 	}
 	if again := list(); !slices.Equal(again, first) { // listed again: the same ids

@@ -1,20 +1,17 @@
-package aggregator
+package inflight
 
 import (
 	"sync"
 	"time"
 )
 
-// This file is the table of ids in flight (idTable): what an answer, a
-// cancel and a peer's end race for, taken once.
-
-// idTable maps the ids of one id space (a peer's request ids, the
+// Table maps the ids of one id space (a peer's request ids, the
 // progress tokens handed to the client) to what they stand for. The id
 // mappings of calls, servers' requests, progress tokens and tasks are
-// idTables (docs/architecture.md lists them, and the few that are not),
-// with one rule for cleanup: an entry
-// leaves its table exactly once, taken by whichever comes first of its
-// answer, its cancel, or the end of either peer (take, remove, takeAll),
+// Tables (docs/architecture.md lists them, and the few that are not), with
+// one rule for cleanup: an entry leaves its table exactly once, taken by
+// whichever comes first of its answer, its cancel, or the end of either
+// peer (Take, Remove, TakeAll),
 // and whoever took it finishes it: answers, tells the other side, forgets
 // what else it held. Nothing is called with the table's lock held.
 //
@@ -24,15 +21,15 @@ import (
 // request id or progress token; the decoded text of a task id or a
 // requestState, which are strings (a task id that is not a string finds
 // no task: the number 0 is not the task "").
-type idTable[E comparable] struct {
+type Table[E comparable] struct {
 	mu   sync.Mutex // protects the fields below
 	m    map[string]E
 	idle chan struct{} // if set, closed when m empties
 }
 
-// add enters e under id and reports false, entering nothing, when id is
+// Add enters e under id and reports false, entering nothing, when id is
 // taken.
-func (t *idTable[E]) add(id string, e E) bool {
+func (t *Table[E]) Add(id string, e E) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, taken := t.m[id]; taken {
@@ -45,16 +42,16 @@ func (t *idTable[E]) add(id string, e E) bool {
 	return true
 }
 
-// get returns the entry of id without taking it.
-func (t *idTable[E]) get(id string) (E, bool) {
+// Get returns the entry of id without taking it.
+func (t *Table[E]) Get(id string) (E, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.m[id]
 	return e, ok
 }
 
-// take removes the entry of id and returns it.
-func (t *idTable[E]) take(id string) (E, bool) {
+// Take removes the entry of id and returns it.
+func (t *Table[E]) Take(id string) (E, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.m[id]
@@ -64,9 +61,9 @@ func (t *idTable[E]) take(id string) (E, bool) {
 	return e, ok
 }
 
-// remove takes e out under id and reports whether it was there (a peer may
+// Remove takes e out under id and reports whether it was there (a peer may
 // reuse an id once its request has ended: only e itself is removed).
-func (t *idTable[E]) remove(id string, e E) bool {
+func (t *Table[E]) Remove(id string, e E) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cur, ok := t.m[id]; !ok || cur != e {
@@ -76,15 +73,15 @@ func (t *idTable[E]) remove(id string, e E) bool {
 	return true
 }
 
-// len returns how many entries the table holds.
-func (t *idTable[E]) len() int {
+// Len returns how many entries the table holds.
+func (t *Table[E]) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.m)
 }
 
-// all returns what the table holds, leaving it.
-func (t *idTable[E]) all() []E {
+// All returns what the table holds, leaving it.
+func (t *Table[E]) All() []E {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	all := make([]E, 0, len(t.m))
@@ -94,8 +91,8 @@ func (t *idTable[E]) all() []E {
 	return all
 }
 
-// takeAll empties the table and returns what it held.
-func (t *idTable[E]) takeAll() []E {
+// TakeAll empties the table and returns what it held.
+func (t *Table[E]) TakeAll() []E {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	all := make([]E, 0, len(t.m))
@@ -107,7 +104,7 @@ func (t *idTable[E]) takeAll() []E {
 }
 
 // delete removes id; with t.mu held.
-func (t *idTable[E]) delete(id string) {
+func (t *Table[E]) delete(id string) {
 	delete(t.m, id)
 	if len(t.m) == 0 && t.idle != nil {
 		close(t.idle)
@@ -115,9 +112,9 @@ func (t *idTable[E]) delete(id string) {
 	}
 }
 
-// waitEmpty waits up to grace until the table is empty, or until abort
+// WaitEmpty waits up to grace until the table is empty, or until abort
 // closes.
-func (t *idTable[E]) waitEmpty(grace time.Duration, abort <-chan struct{}) {
+func (t *Table[E]) WaitEmpty(grace time.Duration, abort <-chan struct{}) {
 	t.mu.Lock()
 	if len(t.m) == 0 {
 		t.mu.Unlock()
