@@ -88,7 +88,7 @@
 //     started again): none of them is taken under another of them;
 //  3. server.Server.mu (a rebuild reads every server's lists; a log level
 //     is sent under it, in order);
-//  4. the leaves, under which no other lock is taken: lifetime.mu,
+//  4. the leaves, under which no other lock is taken: lifetime.Session.mu,
 //     clientSession.mu, clientGate.mu, inflight.Table.mu, inflight.Request.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
@@ -107,6 +107,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/lifetime"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -295,7 +296,7 @@ type Aggregator struct {
 	listedSoon   atomic.Bool              // a list was answered before every child was ready
 	host         *childHost               // what the children get of the session
 
-	life *lifetime // the session's context, its goroutines, its shutdown
+	life *lifetime.Session // the session's context, its goroutines, its shutdown
 
 	compound atomic.Pointer[[]config.Compound] // the compound tools (compound.go); a reload may swap them
 }
@@ -330,7 +331,7 @@ func New(opts Options) *Aggregator {
 		log:    opts.Log,
 		naming: opts.namingFor(""),
 		warned: make(map[string]bool),
-		life:   newLifetime(),
+		life:   lifetime.New(),
 	}
 	a.relay = &relayTables{log: opts.Log}
 	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/lifetime"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -65,7 +66,7 @@ func newChild(host *childHost, s config.Server, after <-chan struct{}) *child {
 type childHost struct {
 	settings childSettings
 	log      *Logger
-	life     *lifetime
+	life     *lifetime.Session
 	client   *clientSession
 	relay    *relayTables
 	listens  *listenSet

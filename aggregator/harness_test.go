@@ -66,7 +66,7 @@ func allReady(a *Aggregator, _ string) <-chan struct{} {
 		for _, c := range a.children() {
 			select {
 			case <-c.Ready():
-			case <-a.life.ctx.Done():
+			case <-a.life.Context().Done():
 				return
 			}
 		}

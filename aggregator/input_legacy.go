@@ -24,13 +24,13 @@ const maxInputRounds = 64
 // fulfil runs the rounds of a call the child answered input_required, on
 // a goroutine of its own that the client's cancel stops.
 func (c *call) fulfil(resp *jsonrpc.Message) {
-	ctx, release := c.local(c.a.life.ctx)
+	ctx, release := c.local(c.a.life.Context())
 	if c.IsCancelled() { // before local: nothing would stop the rounds
 		release()
 		c.answer(nil)
 		return
 	}
-	served := c.a.life.goServe(func() {
+	served := c.a.life.Go(func() {
 		defer release()
 		c.rounds(ctx, resp)
 	})

@@ -298,7 +298,7 @@ func (c *child) resourceRequest(method, uri string) {
 		if err == nil && m.Error != nil {
 			err = rawError(m.Error)
 		}
-		if err != nil && c.host.life.ctx.Err() == nil {
+		if err != nil && c.host.life.Context().Err() == nil {
 			c.host.log.Warnf("server %q: %s %s: %v", c.key, method, uri, err)
 		}
 	})

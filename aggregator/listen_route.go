@@ -51,7 +51,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 // endedListen is the answer of a stream that has ended: none when the
 // client cancelled it, else its result.
 func (a *Aggregator) endedListen(ctx context.Context, c *call) []byte {
-	if ctx.Err() != nil && a.life.ctx.Err() == nil {
+	if ctx.Err() != nil && a.life.Context().Err() == nil {
 		return nil // cancelled by the client: no answer
 	}
 	result := append(append([]byte(`{"resultType":"complete","_meta":{"`+eras.MetaSubscriptionID+`":`), c.id...), "}}"...)

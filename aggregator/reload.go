@@ -32,7 +32,7 @@ import (
 func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound) {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
-	if a.life.isStopping() {
+	if a.life.Stopping() {
 		return
 	}
 	a.log.Hide(servers)
@@ -84,7 +84,7 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	for _, c := range started {
 		select {
 		case <-c.Ready(): // start bounds it by the start-up timeout
-		case <-a.life.ctx.Done():
+		case <-a.life.Context().Done():
 			return
 		}
 		if st := c.Status(); st.Failure != nil {

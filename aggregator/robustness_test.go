@@ -37,7 +37,7 @@ func TestChildDroppedWhileItsRequestIsRelayed(t *testing.T) {
 		go func() { defer wg.Done(); c.relayToClient(m) }()
 		go func() { defer wg.Done(); c.Drop(errors.New("gone")) }()
 		wg.Wait()
-		a.life.handlers.Wait()
+		a.life.Wait()
 		if n := len(a.relay.progress.TakeAll()); n > 0 {
 			t.Fatalf("run %d: %d progress routes left behind by a dropped child", i, n)
 		}

@@ -78,11 +78,11 @@ func (a *Aggregator) serve(c *call) {
 	}
 	needsNone := c.spec.await == nil || a.allUp()
 	if c.spec.quick && (needsNone || a.listed(c)) {
-		a.run(a.life.ctx, c)
+		a.run(a.life.Context(), c)
 		return
 	}
-	ctx, release := c.local(a.life.ctx)
-	served := a.life.goServe(func() {
+	ctx, release := c.local(a.life.Context())
+	served := a.life.Go(func() {
 		defer release()
 		if needsNone || c.spec.await(a, ctx, c) {
 			a.run(ctx, c)

@@ -49,7 +49,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		Cancelled:   tellCancelled,
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
-		Pace:        func(bool) { up.WaitRoom(clientRoom, a.life.ctx.Done()) },
+		Pace:        func(bool) { up.WaitRoom(clientRoom, a.life.Context().Done()) },
 		Watch:       watchHooks("the client"),
 		Written:     releaseLarge,
 	})
@@ -76,22 +76,22 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			select {
 			case <-ctx.Done():
 				a.log.Debugf("hurrying the shutdown: %v", context.Cause(ctx))
-				a.life.hurryShutdown()
+				a.life.Hurry()
 			case <-finished:
 			}
 		}()
 		a.listens.endAll() // they would never be answered otherwise
-		a.client.calls.WaitEmpty(a.opts.graces.forAnswers(), a.life.hurry)
+		a.client.calls.WaitEmpty(a.opts.graces.forAnswers(), a.life.Hurried())
 		a.shutdown()
 
 	case <-output.broken:
 		a.log.Warnf("the client closed its output (%v); shutting down", output.err)
-		a.life.hurryShutdown()
+		a.life.Hurry()
 		a.stopReading(in, readErr)
 
 	case <-ctx.Done():
 		a.log.Debugf("shutting down: %v", context.Cause(ctx))
-		a.life.hurryShutdown()
+		a.life.Hurry()
 		a.stopReading(in, readErr)
 	}
 	a.flushClient()
@@ -245,7 +245,7 @@ func (a *Aggregator) stopReading(in io.Reader, readErr <-chan error) {
 // them while it stops (its stdin closed) is still heard, and the rest
 // fail, naming the child, when it is gone.
 func (a *Aggregator) shutdown() {
-	a.life.end()
+	a.life.End()
 	a.reloadMu.Lock() // a reload under way ends (a.ctx), its servers stopped
 	a.reloadMu.Unlock()
 	var wg sync.WaitGroup
@@ -257,7 +257,7 @@ func (a *Aggregator) shutdown() {
 		}()
 	}
 	wg.Wait()
-	a.life.handlers.Wait()
+	a.life.Wait()
 	a.relay.stopForgetting()
 	for _, x := range a.parked.TakeAll() {
 		x.stop()

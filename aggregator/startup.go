@@ -62,7 +62,7 @@ func (a *Aggregator) demandAll() {
 		a.waits.lists = done
 		a.waits.mu.Unlock()
 		a.allDemanded.Store(true)
-		a.life.goServe(a.awaitAllReady)
+		a.life.Go(a.awaitAllReady)
 	})
 	a.demand(a.children())
 }
@@ -88,12 +88,12 @@ func (a *Aggregator) clientLabel() string {
 // closeAfter returns a channel closed after d, or at shutdown.
 func (a *Aggregator) closeAfter(d time.Duration) chan struct{} {
 	ch := make(chan struct{})
-	started := a.life.goServe(func() {
+	started := a.life.Go(func() {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
 		case <-t.C:
-		case <-a.life.ctx.Done():
+		case <-a.life.Context().Done():
 		}
 		close(ch)
 	})
@@ -290,7 +290,7 @@ func (a *Aggregator) awaitAllReady() {
 	for _, c := range *servers {
 		select {
 		case <-c.Ready():
-		case <-a.life.ctx.Done():
+		case <-a.life.Context().Done():
 			return
 		}
 	}
