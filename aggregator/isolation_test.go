@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/output"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -215,7 +216,7 @@ const floodLine = `{"jsonrpc":"2.0","method":"notifications/message","params":{"
 
 // A server that floods notifications and progress: the answers of the
 // others take their turn with the flood (at most a line of it each time),
-// never wait behind the flood's backlog (up to laneRoom: some 10,000
+// never wait behind the flood's backlog (up to output.LaneRoom: some 10,000
 // lines), and the flood is slowed to the pace at which the client reads.
 func TestIsolationServerFloodsNotificationsAndProgress(t *testing.T) {
 	t.Parallel()
@@ -240,7 +241,7 @@ func TestIsolationServerFloodsNotificationsAndProgress(t *testing.T) {
 			if _, err := io.WriteString(bad.stdoutW, line); err != nil {
 				return
 			}
-			if written += len(line); written >= laneRoom*3/4 && written-len(line) < laneRoom*3/4 {
+			if written += len(line); written >= output.LaneRoom*3/4 && written-len(line) < output.LaneRoom*3/4 {
 				close(backlogged)
 			}
 		}
@@ -479,7 +480,7 @@ func TestIsolationServerFloodsResourceUpdates(t *testing.T) {
 			if _, err := io.WriteString(pl.p.stdoutW, update); err != nil {
 				return
 			}
-			if written < laneRoom/2 && written+len(update) >= laneRoom/2 { // (what reaches the client is half as long again)
+			if written < output.LaneRoom/2 && written+len(update) >= output.LaneRoom/2 { // (what reaches the client is half as long again)
 				close(backlogged)
 			}
 		}

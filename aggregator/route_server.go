@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/output"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
@@ -33,11 +34,11 @@ import (
 //     (notifyClient), on the server's lane into the client's queue, so
 //     that the server's pace is the client's.
 
-// Pace holds the server's reader while more than laneRoom bytes of what it
+// Pace holds the server's reader while more than output.LaneRoom bytes of what it
 // sent the client wait to be written: the client's pace is the server's.
 func (c *child) Pace(done <-chan struct{}) {
 	if c.up != nil {
-		c.up.WaitRoom(laneRoom, done)
+		c.up.WaitRoom(output.LaneRoom, done)
 	}
 }
 

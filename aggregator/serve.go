@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/output"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -35,9 +36,9 @@ import (
 // gets one, and Serve returns once every other goroutine it started is
 // gone. A clean end of input returns nil.
 func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	output := &clientOutput{w: out, broken: make(chan struct{})}
+	toClient := output.New(out)
 	var up *jsonrpc.Conn
-	up = jsonrpc.NewConn(in, output, jsonrpc.Options{
+	up = jsonrpc.NewConn(in, toClient, jsonrpc.Options{
 		// What goes to the client waits in one queue in front of out,
 		// which a goroutine of its own writes: no reader ever waits for
 		// the client to read.
@@ -49,9 +50,9 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		Cancelled:   tellCancelled,
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
-		Pace:        func(bool) { up.WaitRoom(clientRoom, a.life.Context().Done()) },
+		Pace:        func(bool) { up.WaitRoom(output.ClientRoom, a.life.Context().Done()) },
 		Watch:       watchHooks("the client"),
-		Written:     releaseLarge,
+		Written:     output.ReleaseLarge,
 	})
 	a.reloadMu.Lock()  // a reload spawns what it adds once serving is set
 	a.client.conn = up // before any child starts: their readers use it
@@ -84,8 +85,8 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		a.client.calls.WaitEmpty(a.opts.graces.forAnswers(), a.life.Hurried())
 		a.shutdown()
 
-	case <-output.broken:
-		a.log.Warnf("the client closed its output (%v); shutting down", output.err)
+	case <-toClient.Broken():
+		a.log.Warnf("the client closed its output (%v); shutting down", toClient.Err())
 		a.life.Hurry()
 		a.stopReading(in, readErr)
 

@@ -1,4 +1,4 @@
-package aggregator
+package output
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ func TestClientOutputDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	o := &clientOutput{w: w, broken: make(chan struct{})}
+	o := New(w)
 	if err := o.SetWriteDeadline(time.Now().Add(time.Millisecond)); err != nil {
 		t.Skipf("pipes have no write deadlines here: %v", err) // Windows
 	}
@@ -26,7 +26,7 @@ func TestClientOutputDeadlines(t *testing.T) {
 		t.Fatalf("a write to a pipe nobody reads ended with %v, want its deadline", err)
 	}
 	select {
-	case <-o.broken:
+	case <-o.Broken():
 		t.Fatal("a write cut by its deadline broke the output")
 	default:
 	}
@@ -36,11 +36,11 @@ func TestClientOutputDeadlines(t *testing.T) {
 		t.Fatal("a write to a closed pipe succeeded")
 	}
 	select {
-	case <-o.broken:
+	case <-o.Broken():
 	default:
 		t.Error("a failed write did not break the output")
 	}
-	if (&clientOutput{w: &strings.Builder{}}).SetWriteDeadline(time.Now()) == nil {
+	if New(&strings.Builder{}).SetWriteDeadline(time.Now()) == nil {
 		t.Error("a writer without deadlines took one")
 	}
 }
