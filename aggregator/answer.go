@@ -74,7 +74,7 @@ func (c *call) deliver(resp *jsonrpc.Message, err error) {
 		c.answerLarge(resp.Result)
 		return
 	}
-	c.answer(responseLine(c.id, resp))
+	c.answer(jsonrpc.AppendAnswer(nil, c.id, resp))
 }
 
 // cancel is the client's notifications/cancelled for this call. A call

@@ -30,14 +30,6 @@ func errorDataLine(id []byte, code int, message string, data []byte) []byte {
 	return jsonrpc.AppendError(nil, id, e.Append(nil))
 }
 
-// responseLine answers id with a child's or the client's raw answer.
-func responseLine(id []byte, resp *jsonrpc.Message) []byte {
-	if resp.Error != nil {
-		return jsonrpc.AppendError(nil, id, resp.Error)
-	}
-	return jsonrpc.AppendResult(nil, id, resp.Result)
-}
-
 // rawError is an error object a peer sent, for logs.
 type rawError []byte
 

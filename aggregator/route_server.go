@@ -222,7 +222,7 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 		if code, _ := jsonrpc.Member(resp.Error, "code"); r.task != nil && string(code) == "-32602" {
 			r.c.host.relay.forgetClientTask(r.task) // the client no longer knows it
 		}
-		r.c.Conn().Write(responseLine(r.id, resp))
+		r.c.Conn().Write(jsonrpc.AppendAnswer(nil, r.id, resp))
 		return
 	}
 	result := resp.Result

@@ -94,6 +94,16 @@ func AppendError(b, id, errObj []byte) []byte {
 	return appendResponse(b, id, `,"error":`, errObj)
 }
 
+// AppendAnswer appends the response line that carries resp's raw error,
+// or else its raw result, under id instead of resp's own: a peer's answer
+// relayed to the peer that asked, newline included.
+func AppendAnswer(b, id []byte, resp *Message) []byte {
+	if resp.Error != nil {
+		return AppendError(b, id, resp.Error)
+	}
+	return AppendResult(b, id, resp.Result)
+}
+
 func appendResponse(b, id []byte, field string, payload []byte) []byte {
 	b = slices.Grow(b, len(id)+len(payload)+40) // one allocation for the line
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
