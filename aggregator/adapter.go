@@ -10,9 +10,10 @@ import (
 
 // This file is where the two protocol eras meet. A server's era
 // (serverEra) and the client's (clientEra) are each an interface, declared
-// in era.go with the choice of one for a peer, and implemented here, for
-// the legacy and the modern era; the rest of the package asks them what to
-// do and never asks which era a peer speaks. What a request and its answer
+// in era.go; which one a peer has is chosen here (child.era,
+// clientSession.era), and both are implemented here, for the legacy and
+// the modern era; the rest of the package asks them what to do and never
+// asks which era a peer speaks. What a request and its answer
 // become between a client and a server of different eras is toServerEra
 // and toClientEra (below); the stateless conversions themselves are
 // package eras; the longer routines of one pair of eras have files of
@@ -26,6 +27,23 @@ import (
 //     the client's era is settled as its first request is admitted
 //     (route.go refuse);
 //   - child_modern.go: a server's notifications for the client's era.
+
+// era is the server's era: legacy until its probe found it modern.
+func (c *child) era() serverEra {
+	if c.Modern() {
+		return modernServer{}
+	}
+	return legacyServer{}
+}
+
+// era is the client's era; before the session began, the legacy era's
+// (what reaches the client then waits at the gate, or is refused).
+func (s *clientSession) era() clientEra {
+	if s.began.Load().era == eraModern {
+		return modernClient{}
+	}
+	return legacyClient{}
+}
 
 // toServerEra adapts a request for a child of the other era, and reports
 // whether it is to be sent: a modern child gets a legacy client's
@@ -94,7 +112,7 @@ func (legacyClient) listChanged(a *Aggregator, method string) {
 func (legacyClient) hears(*Aggregator, string) bool             { return true }
 func (legacyClient) notification(*child, *jsonrpc.Message) bool { return false }
 func (legacyClient) serverVersion(c *child, version string) {
-	if s := c.host.client.state(); s.version != version && s.received {
+	if s := c.host.client.began.Load(); s.version != version && s.received {
 		c.host.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
 	}
 }

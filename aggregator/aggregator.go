@@ -335,6 +335,7 @@ func New(opts Options) *Aggregator {
 	}
 	a.relay = &relayTables{log: opts.Log}
 	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)
+	a.client.began.Store(&clientInit{}) // the session not begun
 	a.host = &childHost{
 		settings: childSettings{server: server.Settings{
 			Start:          opts.Start,

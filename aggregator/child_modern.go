@@ -16,7 +16,7 @@ func (c *child) logLevelFor(level string) {
 // client's logging/setLevel (which went to the servers up then) to that
 // level, as a direct connection would have.
 func (c *child) catchUpLevel() {
-	if level := c.host.client.state().logLevel; level != "" {
+	if level := c.host.client.level(); level != "" {
 		c.SetLevel(level)
 	}
 }

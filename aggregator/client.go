@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
@@ -23,8 +24,13 @@ type clientSession struct {
 
 	serverInfo []byte // the aggregator's own serverInfo, which a client that gives no clientInfo is named by
 
-	mu   sync.Mutex // protects init
-	init clientInit
+	// began is what the start of the session settled, read without a
+	// lock on every message: never nil (New stores the zero clientInit,
+	// the session not begun), replaced once, by begin, and never changed.
+	began atomic.Pointer[clientInit]
+
+	mu       sync.Mutex // protects logLevel
+	logLevel string     // the level of the client's last logging/setLevel
 }
 
 // clientInit is what the start of the session settled: the client's
@@ -35,7 +41,6 @@ type clientInit struct {
 	version  string // the protocol version agreed
 	caps     capabilities.Client
 	info     []byte // the client's clientInfo, raw; nil when it gave none
-	logLevel string // the level of the client's last logging/setLevel
 }
 
 // childMeta is the _meta of the modern era for a request to a modern
@@ -43,25 +48,23 @@ type clientInit struct {
 // capabilities and clientInfo, and the level a legacy client set with
 // logging/setLevel.
 func (cs *clientSession) childMeta() []byte {
-	s := cs.state()
+	s := cs.began.Load()
 	info := s.info
 	if info == nil {
 		info = cs.serverInfo
 	}
-	return eras.RequestMeta(s.caps.Raw(), info, s.logLevel)
+	return eras.RequestMeta(s.caps.Raw(), info, cs.level())
 }
 
 // begin records the start of the session; it reports false when it began
 // already.
 func (s *clientSession) begin(init clientInit) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.init.received {
+	before := s.began.Load()
+	if before.received {
 		return false
 	}
 	init.received = true
-	s.init = init
-	return true
+	return s.began.CompareAndSwap(before, &init)
 }
 
 // setLogLevel records the level a legacy client asked for, which modern
@@ -69,13 +72,12 @@ func (s *clientSession) begin(init clientInit) bool {
 func (s *clientSession) setLogLevel(level string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.init.logLevel = level
+	s.logLevel = level
 }
 
-// state returns what the start of the session settled (the zero value
-// before it began).
-func (s *clientSession) state() clientInit {
+// level is the level of the client's last logging/setLevel, if any.
+func (s *clientSession) level() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.init
+	return s.logLevel
 }

@@ -18,7 +18,7 @@ import (
 // acceptModern checks a request of the modern era, on the reader
 // goroutine: the methods the era removed are refused, the _meta is read
 // (readModern), and the first such request begins the session.
-func (a *Aggregator) acceptModern(c *call, s clientInit) []byte {
+func (a *Aggregator) acceptModern(c *call, s *clientInit) []byte {
 	if instead := eras.RemovedInModern[c.method]; instead != "" {
 		if c.method == "initialize" && s.era == eraModern {
 			return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize after requests of protocol "+eras.ModernVersion+" on this connection")

@@ -11,9 +11,9 @@ import (
 
 // This file is what the session knows of the eras: the client's era and
 // how a request shows its own, the interfaces a server's era and the
-// client's answer to (serverEra, clientEra: implemented in adapter.go) and
-// which one a peer has, and the answers the aggregator makes itself in the
-// client's era.
+// client's answer to (serverEra, clientEra: which one a peer has is chosen
+// and implemented in adapter.go), and the answers the aggregator makes
+// itself in the client's era.
 
 // era is the kind of protocol a peer speaks: legacy (2025-11-25 and
 // earlier: an initialize handshake, then a session) or modern (2026-07-28:
@@ -133,14 +133,6 @@ type legacyServer struct{}
 // modernServer is a server of the 2026-07-28 era.
 type modernServer struct{}
 
-// era is the server's era: legacy until its probe found it modern.
-func (c *child) era() serverEra {
-	if c.Modern() {
-		return modernServer{}
-	}
-	return legacyServer{}
-}
-
 // clientEra is what differs in how the aggregator serves a client of one
 // era.
 type clientEra interface {
@@ -168,15 +160,6 @@ type legacyClient struct{}
 
 // modernClient is a client of the 2026-07-28 era.
 type modernClient struct{}
-
-// era is the client's era; before the session began, the legacy era's
-// (what reaches the client then waits at the gate, or is refused).
-func (s *clientSession) era() clientEra {
-	if s.state().era == eraModern {
-		return modernClient{}
-	}
-	return legacyClient{}
-}
 
 // listAnswer answers the call with a list the aggregator made: as it is
 // for a legacy client; for a modern one with its resultType, the caching

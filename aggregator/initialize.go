@@ -43,14 +43,14 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 // them (startup.go), initialized with the agreed version and the client's
 // relayable capabilities.
 func (a *Aggregator) finishInitialize(_ context.Context, c *call) []byte {
-	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.state().version))
+	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.began.Load().version))
 }
 
 // childInitParams are the params of initialize for a legacy child: the
 // version, and the client's capabilities and clientInfo (ours when it gave
 // none).
 func (a *Aggregator) childInitParams(version string) []byte {
-	s := a.client.state()
+	s := a.client.began.Load()
 	info := s.info
 	if info == nil {
 		info = a.serverInfo()
