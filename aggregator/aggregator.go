@@ -13,7 +13,7 @@
 // table of methods.go, what routing needs from its params, read once) into
 // the client's in-flight table, which refuses an id already in use; it is
 // answered here (ping, the merged lists, fan-outs) or routed to one child
-// (by prefixed name, by URI: routes.go), adapted to the child's era, and
+// (by prefixed name, by URI: route.go), adapted to the child's era, and
 // sent (forward); the child's answer comes back on the child's reader
 // goroutine to the call (answer.go), which adapts it to the client's era
 // and writes it under the client's id (or into its batch, batch.go).
@@ -60,15 +60,17 @@
 // state alone, and never refer to the rest: what the rest must do for
 // them they reach through an interface or a callback (sessionEvents,
 // serverEra, clientEra, the gate's dispatch). Every path sits above them:
-// serve.go, route.go, routes.go, answer.go, route_server.go,
-// child_events.go, the method tables and what they call (methods.go,
+// serve.go, route.go, answer.go, route_server.go, child_events.go, the
+// method tables and what they call (methods.go,
 // server_methods.go, lists.go, listen_route.go, initialize.go, discover.go,
 // owners.go, compound.go, catalog.go, check.go, clients.go, child_view.go,
 // startup.go, reload.go, the tasks files), and the era pairing with its
 // routines (adapter.go, input_legacy.go, input_modern.go,
 // child_modern.go). Helpers that name no type of the session sit below
-// both (elicitations.go, entries.go, filter.go, graces.go,
-// lifetime.go, lines.go, log.go, memory.go, output.go, send.go).
+// both (elicitations.go, entries.go, filter.go, graces.go, lines.go,
+// log.go, memory.go, send.go), and mechanisms that know nothing of the
+// session have packages of their own below aggregator/internal (inflight:
+// the tables of ids in flight; lifetime; output: the client's end).
 // TestStateFilesCallNoPath keeps the state files' cycle to themselves.
 //
 // # Locks
