@@ -1,12 +1,20 @@
-// Command crossings measures how many files of aggregator/ (its internal
-// packages included) a message runs code in on its way, leg by leg: a
-// client's tools/call to its server and the server's answer back; a
-// server's sampling/createMessage to the client and the client's answer
-// back; a server's progress. It counts the files whose statements ran
-// (coverage counters, cleared before each leg and read after it), so a
-// helper file counts as much as a route: the measure is what a newcomer
-// following the message opens. Each leg runs three times, after a round
-// that warms up; a file seen in any of them counts.
+// Command crossings measures how many files a message runs code in on its
+// way through the aggregator, leg by leg: a client's tools/call to its
+// server and the server's answer back; a server's
+// sampling/createMessage to the client and the client's answer back; a
+// server's progress. It counts the files whose statements ran (coverage
+// counters, cleared before each leg and read after it), so a helper file
+// counts as much as a route: the measure is what a newcomer following the
+// message opens. Each leg runs three times, after a round that warms up; a
+// file seen in any of them counts.
+//
+// The bound (-max) is on the files of package aggregator, the package
+// whose files issue 30 counted (33 of its 39 in one cycle); the files of
+// its internal packages that ran are listed beside them: each of those is
+// a package with an API of its own (the server, the tables of ids in
+// flight, the eras' conversions), which the compiler keeps from reaching
+// the session, and a reader follows a call into one as into the standard
+// library's.
 //
 // It must be built with coverage counters it can clear, itself among the
 // packages covered (a main package that is not covered never settles the
@@ -18,7 +26,8 @@
 // e2e's TestCrossings builds and runs it so, and compares what it prints
 // with e2e/testdata/crossings.txt. It reads its counters with go tool
 // covdata, prints each leg's files and exits 1 when a leg crosses more
-// than -max files (-v: every block that ran, on stderr).
+// than -max files of package aggregator (-v: every block that ran, on
+// stderr, under its leg).
 package main
 
 import (
@@ -45,7 +54,7 @@ import (
 )
 
 var (
-	limit   = flag.Int("max", 0, "exit 1 when a leg crosses more files than this (0: report only)")
+	limit   = flag.Int("max", 0, "exit 1 when a leg crosses more files of package aggregator than this (0: report only)")
 	verbose = flag.Bool("v", false, "print, on stderr, the first line of every block that ran")
 )
 
@@ -82,16 +91,25 @@ func run(bound int, out io.Writer) error {
 	}
 	var over []string
 	for _, leg := range legs {
-		fmt.Fprintf(out, "%-52s %2d files: %s\n", leg, len(files[leg]), strings.Join(files[leg], " "))
-		if len(files[leg]) == 0 {
-			return fmt.Errorf("%s: no file of aggregator/ ran: the measure is broken", leg)
+		var own, internal []string
+		for _, f := range files[leg] {
+			if rest, ok := strings.CutPrefix(f, "internal/"); ok {
+				internal = append(internal, rest)
+			} else {
+				own = append(own, f)
+			}
 		}
-		if bound > 0 && len(files[leg]) > bound {
-			over = append(over, fmt.Sprintf("%s: %d files", leg, len(files[leg])))
+		fmt.Fprintf(out, "%s\n  %d files of package aggregator: %s\n  %d of its internal packages: %s\n",
+			leg, len(own), strings.Join(own, " "), len(internal), strings.Join(internal, " "))
+		if len(own) == 0 {
+			return fmt.Errorf("%s: no file of package aggregator ran: the measure is broken", leg)
+		}
+		if bound > 0 && len(own) > bound {
+			over = append(over, fmt.Sprintf("%s: %d files", leg, len(own)))
 		}
 	}
 	if over != nil {
-		return fmt.Errorf("more than %d files crossed: %s", bound, strings.Join(over, "; "))
+		return fmt.Errorf("more than %d files of package aggregator crossed: %s", bound, strings.Join(over, "; "))
 	}
 	return nil
 }
@@ -191,6 +209,9 @@ func measure(dir string) (map[string][]string, error) {
 			}
 			if err := steps[i](); err != nil {
 				return nil, fmt.Errorf("%s: %w", legs[i], err)
+			}
+			if *verbose {
+				fmt.Fprintf(os.Stderr, "%s (round %d)\n", legs[i], round)
 			}
 			files, err := ranFiles(filepath.Join(dir, strconv.Itoa(round*10+i)))
 			if err != nil {
