@@ -2,6 +2,8 @@ package aggregator
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
@@ -11,8 +13,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// This file is a modern (2026-07-28) client's side of the session: its
-// first request settles the session (acceptModern, beginModern), and its
+// This file is a modern (2026-07-28) client's side of the session: each of
+// its requests is admitted by what its _meta says (acceptModern,
+// readModern), its first settles the session (beginModern), and its
 // server/discover is answered with what the servers offer.
 
 // acceptModern checks a request of the modern era, on the reader
@@ -35,6 +38,43 @@ func (a *Aggregator) acceptModern(c *call, s *clientInit) []byte {
 		a.beginModern(r)
 	}
 	return nil
+}
+
+// modernRequest is what the _meta of a modern request says.
+type modernRequest struct {
+	version  string
+	caps     []byte // the client's capabilities, raw
+	info     []byte // clientInfo, raw; nil when absent
+	logLevel string
+}
+
+// readModern checks the _meta of a modern request and returns what it
+// says, or the error line to answer: -32602 for a missing key, -32022 for
+// a version the aggregator does not serve.
+func readModern(c *call) (modernRequest, []byte) {
+	var r modernRequest
+	if !c.p.object || c.p.meta == nil || c.p.meta[0] != '{' {
+		return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: a "+eras.ModernVersion+" request needs params._meta (an object) with \""+eras.MetaProtocolVersion+"\" and \""+eras.MetaClientCapabilities+"\"")
+	}
+	version, ok := jsonrpc.StringMember(c.p.meta, eras.MetaProtocolVersion)
+	if !ok {
+		return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params._meta needs \""+eras.MetaProtocolVersion+"\" (a string)")
+	}
+	if !slices.Contains(eras.ModernVersions, version) {
+		return r, unsupportedVersion(c.id, version)
+	}
+	caps, ok := jsonrpc.Member(c.p.meta, eras.MetaClientCapabilities)
+	if !ok || caps[0] != '{' {
+		return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params._meta needs \""+eras.MetaClientCapabilities+"\" (an object)")
+	}
+	r = modernRequest{version: version, caps: caps}
+	r.info, _ = jsonrpc.Member(c.p.meta, eras.MetaClientInfo)
+	if level, ok := jsonrpc.Member(c.p.meta, eras.MetaLogLevel); ok {
+		if r.logLevel, ok = jsonrpc.String(level); !ok || !eras.IsLogLevel(r.logLevel) {
+			return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params._meta[\""+eras.MetaLogLevel+"\"] must be one of "+strings.Join(eras.LogLevels, ", ")+", not "+string(level))
+		}
+	}
+	return r, nil
 }
 
 // beginModern begins a session of the modern era with the first modern

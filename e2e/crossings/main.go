@@ -14,8 +14,11 @@
 // a package with an API of its own (the server, the tables of ids in
 // flight, the eras' conversions), which the compiler keeps from reaching
 // the session, and a reader follows a call into one as into the standard
-// library's.
-//
+// library's. The legs are measured for a client of each era over a legacy
+// server; -max bounds a legacy client's, -max-modern a 2026-07-28
+// client's, whose call to a legacy server also runs through the era
+// pairing's routine (input_modern.go and the state of its exchanges).
+
 // It must be built with coverage counters it can clear, itself among the
 // packages covered (a main package that is not covered never settles the
 // counter mode that ClearCounters asks for):
@@ -26,8 +29,8 @@
 // e2e's TestCrossings builds and runs it so, and compares what it prints
 // with e2e/testdata/crossings.txt. It reads its counters with go tool
 // covdata, prints each leg's files and exits 1 when a leg crosses more
-// than -max files of package aggregator (-v: every block that ran, on
-// stderr, under its leg).
+// files of package aggregator than its bound (-v: every block that ran,
+// on stderr, under its leg).
 package main
 
 import (
@@ -54,11 +57,15 @@ import (
 )
 
 var (
-	limit   = flag.Int("max", 0, "exit 1 when a leg crosses more files of package aggregator than this (0: report only)")
-	verbose = flag.Bool("v", false, "print, on stderr, the first line of every block that ran")
+	limit       = flag.Int("max", 0, "exit 1 when a leg of a legacy client's crosses more files of package aggregator than this (0: report only)")
+	limitModern = flag.Int("max-modern", 0, "the same bound for a 2026-07-28 client's legs")
+	verbose     = flag.Bool("v", false, "print, on stderr, the first line of every block that ran")
 )
 
-// legs are the legs measured, in the order the report prints them.
+// legs are the legs measured, in the order the report prints them: each
+// of a legacy client's (it initialized the session) and, prefixed, of a
+// 2026-07-28 client's, whose sampling request comes as its call's
+// input_required answer and is answered by the call's retry.
 var legs = []string{
 	"tools/call: client to server",
 	"tools/call: its answer, server to client",
@@ -67,16 +74,19 @@ var legs = []string{
 	"notifications/progress: server to client",
 }
 
+// modernPrefix names the legs of a 2026-07-28 client.
+const modernPrefix = "2026-07-28 client: "
+
 func main() {
 	log.SetPrefix("crossings: ")
 	log.SetFlags(0)
 	flag.Parse()
-	if err := run(*limit, os.Stdout); err != nil {
+	if err := run(*limit, *limitModern, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(bound int, out io.Writer) error {
+func run(bound, boundModern int, out io.Writer) error {
 	if err := coverage.ClearCounters(); err != nil {
 		return fmt.Errorf("build it with -cover -covermode=atomic -coverpkg=./aggregator/...,./e2e/crossings (the program itself among them, so that its counter mode is known): %w", err)
 	}
@@ -85,12 +95,19 @@ func run(bound int, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	files, err := measure(dir)
+	files, err := measure(dir, false)
 	if err != nil {
 		return err
 	}
+	modern, err := measure(dir, true)
+	if err != nil {
+		return err
+	}
+	for leg, fs := range modern {
+		files[modernPrefix+leg] = fs
+	}
 	var over []string
-	for _, leg := range legs {
+	for _, leg := range append(legs, prefixed(modernPrefix, legs)...) {
 		var own, internal []string
 		for _, f := range files[leg] {
 			if rest, ok := strings.CutPrefix(f, "internal/"); ok {
@@ -104,19 +121,39 @@ func run(bound int, out io.Writer) error {
 		if len(own) == 0 {
 			return fmt.Errorf("%s: no file of package aggregator ran: the measure is broken", leg)
 		}
-		if bound > 0 && len(own) > bound {
-			over = append(over, fmt.Sprintf("%s: %d files", leg, len(own)))
+		b := bound
+		if strings.HasPrefix(leg, modernPrefix) {
+			b = boundModern
+		}
+		if b > 0 && len(own) > b {
+			over = append(over, fmt.Sprintf("%s: %d files, more than %d", leg, len(own), b))
 		}
 	}
 	if over != nil {
-		return fmt.Errorf("more than %d files of package aggregator crossed: %s", bound, strings.Join(over, "; "))
+		return fmt.Errorf("too many files of package aggregator crossed: %s", strings.Join(over, "; "))
 	}
 	return nil
 }
 
-// measure drives one session through every leg, four rounds (the first
-// uncounted), and returns the files of aggregator/ each leg ran code in.
-func measure(dir string) (map[string][]string, error) {
+// prefixed returns each of names with prefix before it.
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
+
+// modernMeta is the _meta a 2026-07-28 client's request carries.
+const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"crossings","version":"1"}`
+
+// sampled is the client's answer to the sampling request.
+const sampled = `{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`
+
+// measure drives one session, of a legacy client or of a 2026-07-28 one,
+// through every leg, four rounds (the first uncounted), and returns the
+// files of aggregator/ each leg ran code in.
+func measure(dir string, modern bool) (map[string][]string, error) {
 	ch := newChild()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -146,23 +183,32 @@ func measure(dir string) (map[string][]string, error) {
 		_, _, err := read()
 		return err
 	}
-	if err := ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"crossings","version":"1"}}}`); err != nil {
-		return nil, err
-	}
-	if err := send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return nil, err
-	}
-	if err := ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); err != nil {
-		return nil, err
+	meta := ""
+	if modern {
+		meta = modernMeta + ","
+		if err := ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{` + modernMeta + `}}}`); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"crossings","version":"1"}}}`); err != nil {
+			return nil, err
+		}
+		if err := send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+			return nil, err
+		}
+		if err := ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); err != nil {
+			return nil, err
+		}
 	}
 
 	seen := map[string]map[string]bool{}
 	for round := range 4 {
 		id := strconv.Itoa(10 + round)
-		var sampleID string
+		answerID := id                         // the id the call's answer comes under
+		var sampleID, requestState, key string // the sampling request as the client got it
 		steps := []func() error{
 			func() error { // tools/call: client to server
-				if err := send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"alpha:echo","arguments":{},"_meta":{"progressToken":"p"}}}`); err != nil {
+				if err := send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"alpha:echo","arguments":{},"_meta":{` + meta + `"progressToken":"p"}}}`); err != nil {
 					return err
 				}
 				<-ch.called
@@ -171,23 +217,49 @@ func measure(dir string) (map[string][]string, error) {
 			func() error { // its answer
 				ch.answer <- struct{}{}
 				m, l, err := read()
-				if err != nil || string(m.ID) != id || m.Result == nil {
-					return fmt.Errorf("want the answer to %s, got %s (%v)", id, l, err)
+				if err != nil || string(m.ID) != answerID || m.Result == nil {
+					return fmt.Errorf("want the answer to %s, got %s (%v)", answerID, l, err)
 				}
 				return nil
 			},
 			func() error { // sampling: server to client
 				ch.sample <- struct{}{}
 				m, l, err := read()
-				if err != nil || m.Method != "sampling/createMessage" {
+				if err != nil {
 					return fmt.Errorf("want the sampling request, got %s (%v)", l, err)
 				}
-				sampleID = string(m.ID)
+				if !modern {
+					if m.Method != "sampling/createMessage" {
+						return fmt.Errorf("want the sampling request, got %s", l)
+					}
+					sampleID = string(m.ID)
+					return nil
+				}
+				// A 2026-07-28 client gets it as its call's answer.
+				var r struct {
+					ResultType    string                     `json:"resultType"`
+					InputRequests map[string]json.RawMessage `json:"inputRequests"`
+					RequestState  string                     `json:"requestState"`
+				}
+				if string(m.ID) != id || json.Unmarshal(m.Result, &r) != nil || r.ResultType != "input_required" || len(r.InputRequests) != 1 {
+					return fmt.Errorf("want the call's input_required answer carrying the sampling request, got %s", l)
+				}
+				for k := range r.InputRequests {
+					key = k
+				}
+				requestState = r.RequestState
 				return nil
 			},
 			func() error { // its answer
-				if err := send(`{"jsonrpc":"2.0","id":` + sampleID + `,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`); err != nil {
-					return err
+				if !modern {
+					if err := send(`{"jsonrpc":"2.0","id":` + sampleID + `,"result":` + sampled + `}`); err != nil {
+						return err
+					}
+				} else {
+					answerID = strconv.Itoa(100 + round)
+					if err := send(`{"jsonrpc":"2.0","id":` + answerID + `,"method":"tools/call","params":{"name":"alpha:echo","arguments":{},"_meta":{` + meta + `"progressToken":"p"},"inputResponses":{` + strconv.Quote(key) + `:` + sampled + `},"requestState":` + strconv.Quote(requestState) + `}}`); err != nil {
+						return err
+					}
 				}
 				<-ch.sampled
 				return nil
@@ -211,9 +283,17 @@ func measure(dir string) (map[string][]string, error) {
 				return nil, fmt.Errorf("%s: %w", legs[i], err)
 			}
 			if *verbose {
-				fmt.Fprintf(os.Stderr, "%s (round %d)\n", legs[i], round)
+				era := ""
+				if modern {
+					era = modernPrefix
+				}
+				fmt.Fprintf(os.Stderr, "%s%s (round %d)\n", era, legs[i], round)
 			}
-			files, err := ranFiles(filepath.Join(dir, strconv.Itoa(round*10+i)))
+			sub := strconv.Itoa(round*10 + i)
+			if modern {
+				sub = "modern-" + sub
+			}
+			files, err := ranFiles(filepath.Join(dir, sub))
 			if err != nil {
 				return nil, err
 			}
@@ -325,6 +405,8 @@ func (c *child) serve() {
 		case m.IsNotification():
 		case !m.IsRequest(): // the client's answer to its sampling request
 			c.sampled <- struct{}{}
+		case m.Method == "server/discover": // a legacy server: it knows no such method
+			write(jsonrpc.AppendError(nil, m.ID, []byte(`{"code":-32601,"message":"Method not found"}`)))
 		case m.Method == "initialize":
 			write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"echo","version":"1"}}`)))
 		case m.Method == "tools/list":
