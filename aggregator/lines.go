@@ -6,8 +6,9 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// This file builds the lines the aggregator writes itself: error and
-// response lines under a peer's id, as it wrote it.
+// This file builds the error lines the aggregator writes itself, under a
+// peer's id as it wrote it (a peer's answer relayed under another id is
+// jsonrpc.AppendAnswer).
 
 func invalidLine(m *jsonrpc.Message, err error) []byte {
 	if errors.Is(err, jsonrpc.ErrParse) {
