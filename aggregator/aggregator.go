@@ -9,12 +9,12 @@
 //
 // A client line is parsed once by the client's jsonrpc.Conn and handed to
 // clientMessage (serve.go). route.go then reads top to bottom: a request
-// is admitted as a call (call.go: its id, its method's entry in the method
-// table of methods.go, what routing needs from its params, read once) into
-// the client's in-flight table, which refuses an id already in use; it is
-// answered here (ping, the merged lists, fan-outs) or routed to one child
-// (by prefixed name, by URI: route.go), adapted to the child's era, and
-// sent (forward); the child's answer comes back on the child's reader
+// is admitted as a call (call.go: its id, its method's entry in the
+// method table of client_methods.go, what routing needs from its params,
+// read once) into the client's in-flight table, which refuses an id
+// already in use; it is answered here (ping, the merged lists, fan-outs)
+// or routed to one child (by prefixed name, by URI: route.go), adapted to
+// the child's era, and sent (forward); the child's answer comes back on the child's reader
 // goroutine to the call (answer.go), which adapts it to the client's era
 // and writes it under the client's id (or into its batch, batch.go).
 // Every request relayed either way is sent and taken back as send.go
@@ -61,7 +61,7 @@
 // them they reach through an interface or a callback (sessionEvents,
 // serverEra, clientEra, the gate's dispatch). Every path sits above them:
 // serve.go, route.go, answer.go, route_server.go, child_events.go, the
-// method tables and what they call (methods.go,
+// method tables and what they call (client_methods.go,
 // server_methods.go, lists.go, listen_route.go, initialize.go, discover.go,
 // owners.go, compound.go, catalog.go, check.go, clients.go, child_view.go,
 // startup.go, reload.go, the tasks files), and the era pairing with its

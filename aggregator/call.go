@@ -11,7 +11,7 @@ import (
 
 // This file is a client's request in flight (call): what routing reads of
 // it once (paramsView), its method's row in the method table (method,
-// methods.go), its target server (target), and how its one answer is
+// client_methods.go), its target server (target), and how its one answer is
 // written (answer, settle, write). It holds state and what works on that
 // state alone: the paths that route and answer a call are route.go and
 // answer.go.

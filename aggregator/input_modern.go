@@ -23,7 +23,7 @@ import (
 // does next: its final answer, or more requests, round after round.
 //
 // The requests a child may ask for input with, and the calls that may
-// take input, are marked input in the method tables (methods.go,
+// take input, are marked input in the method tables (client_methods.go,
 // server_methods.go). A child's request is attributed to a call only when
 // exactly one call that may take input (tools/call, prompts/get,
 // resources/read) is in flight to that child; otherwise it is never

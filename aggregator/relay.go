@@ -13,7 +13,7 @@ import (
 // servers' tasks, the client's tasks run for servers), with the one hook
 // through which a server's message reaches the task tables (tiesToClient).
 // What the task tables hold is tasks_state.go; the paths that use them are
-// route_server.go (progress), methods.go (the client's progress and task
+// route_server.go (progress), client_methods.go (the client's progress and task
 // statuses), serve.go (shutdown), tasks.go, tasks_list.go, tasks_room.go
 // and client_tasks.go.
 

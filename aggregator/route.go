@@ -17,7 +17,7 @@ import (
 // to one server by its method's entry), adapt to the server's era, send.
 // The server's answer comes back on its reader to answer.go, which adapts
 // it to the client's era and writes it (call.go). What a method does on
-// the way is in its entry (methods.go); how a request is sent and taken
+// the way is in its entry (client_methods.go); how a request is sent and taken
 // back, in send.go. Below the route: how the server a routed call goes to
 // is found, by prefixed name (tools, prompts, compound tools) or by URI
 // (resources, completions), and what the client is told when that server

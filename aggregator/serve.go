@@ -15,9 +15,9 @@ import (
 // This file is the session's life with its client: Serve reads the client
 // until it goes; every message the client sends enters the session here (a
 // request, which route.go takes from here, a batch, a notification by the
-// table of methods.go, a cancel, a line that is not JSON-RPC, one that is
-// too long); then shutdown stops the servers and answers what is still
-// owed.
+// table of client_methods.go, a cancel, a line that is not JSON-RPC, one
+// that is too long); then shutdown stops the servers and answers what is
+// still owed.
 
 // Serve serves the client on in and out until in ends, a write to out
 // fails (the client went away) or ctx is done. Children start when the
