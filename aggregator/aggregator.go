@@ -14,9 +14,10 @@
 // read once) into the client's in-flight table, which refuses an id
 // already in use; it is answered here (ping, the merged lists, fan-outs)
 // or routed to one child (by prefixed name, by URI: route.go), adapted to
-// the child's era, and sent (forward); the child's answer comes back on the child's reader
-// goroutine to the call (answer.go), which adapts it to the client's era
-// and writes it under the client's id (or into its batch, batch.go).
+// the child's era, and sent (forward); the child's answer comes back on
+// the child's reader goroutine to the call (answer.go), which adapts it to
+// the client's era and writes it under the client's id (or into its
+// batch, batch.go).
 // Every request relayed either way is sent and taken back as send.go
 // says: a cancel always goes through jsonrpc.Lane.Cancel.
 //
