@@ -28,13 +28,15 @@ func TestTableTakesAnEntryOnce(t *testing.T) {
 		func() bool { return tab.Remove("1", 10) },
 		func() bool { return len(tab.TakeAll()) == 1 },
 	} {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			if take() {
 				mu.Lock()
 				won++
 				mu.Unlock()
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	if won != 1 || tab.Len() != 0 {
