@@ -50,30 +50,6 @@
 // why). Ids are looked up as JSON values (jsonrpc.Key): "a\/b" finds "a/b", 7.0 finds 7, and "7"
 // never finds 7; what goes back to a peer is the id as it wrote it.
 //
-// # Two layers of files
-//
-// The session's types point to each other (the Aggregator holds its
-// children and the client's calls; a call its child; a child its tasks),
-// so the files that declare them form one cycle, and they are kept few:
-// aggregator.go, batch.go, call.go, child.go, client.go, era.go,
-// exchange.go, gate.go, list_kinds.go, listen.go, registry.go, relay.go
-// and tasks_state.go hold the session's state and what works on that
-// state alone, and never refer to the rest: what the rest must do for
-// them they reach through an interface or a callback (sessionEvents,
-// serverEra, clientEra, the gate's dispatch). Every path sits above them:
-// serve.go, route.go, answer.go, route_server.go, child_events.go, the
-// method tables and what they call (client_methods.go,
-// server_methods.go, lists.go, listen_route.go, initialize.go, discover.go,
-// owners.go, compound.go, catalog.go, check.go, clients.go, child_view.go,
-// startup.go, reload.go, the tasks files), and the era pairing with its
-// routines (adapter.go, input_legacy.go, input_modern.go,
-// child_modern.go). Helpers that name no type of the session sit below
-// both (elicitations.go, entries.go, filter.go, graces.go, lines.go,
-// log.go, memory.go, send.go), and mechanisms that know nothing of the
-// session have packages of their own below aggregator/internal (inflight:
-// the tables of ids in flight; lifetime; output: the client's end).
-// TestStateFilesCallNoPath keeps the state files' cycle to themselves.
-//
 // # Locks
 //
 // Where two locks nest, the outer one is taken first, in this order:
