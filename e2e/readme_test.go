@@ -5,6 +5,9 @@ package e2e
 // messages, from the docs) and every link in it and in docs/ leads somewhere.
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -161,6 +164,131 @@ func TestREADMEIsShortAndShowsWhatWorks(t *testing.T) {
 	for _, l := range markdownSection(t, readme, "## Use it from your client") {
 		if strings.Contains(l, `"-y", "mcp-simple-aggregator"`) || strings.Contains(l, "npx -y mcp-simple-aggregator") {
 			t.Errorf("a client example runs the unpublished npm package: %s", l)
+		}
+	}
+}
+
+// docPackages are the packages docs/architecture.md may name Go names of,
+// by the name they are imported under, and their folders.
+var docPackages = map[string]string{
+	"aggregator": "aggregator", "server": "aggregator/internal/server",
+	"eras": "aggregator/internal/eras", "capabilities": "aggregator/internal/capabilities",
+	"naming": "aggregator/internal/naming", "shape": "aggregator/internal/shape",
+	"uritemplate": "aggregator/internal/uritemplate", "inflight": "aggregator/internal/inflight",
+	"lifetime": "aggregator/internal/lifetime", "output": "aggregator/internal/output",
+	"config": "config", "stdio": "stdio", "jsonrpc": "jsonrpc", "printable": "internal/printable",
+}
+
+// TestArchitectureDocStaysTrue keeps docs/architecture.md a map that a
+// move or a rename cannot make false unnoticed: every Go name it gives in
+// backquotes as package.Name or package.Type.Member is declared in that
+// package (a type, func, var or const; a method, a field or an interface's
+// method of the type), it names no .go file, and it stays within 300 lines.
+func TestArchitectureDocStaysTrue(t *testing.T) {
+	doc := readRepoFile(t, "docs/architecture.md")
+	if n := strings.Count(doc, "\n"); n > 300 {
+		t.Errorf("docs/architecture.md has %d lines, more than 300: it is a map; details go beside the code", n)
+	}
+	if files := regexp.MustCompile(`[\w-]+\.go\b`).FindAllString(doc, -1); len(files) > 0 {
+		t.Errorf("docs/architecture.md names files, which a move makes false: %q", files)
+	}
+	declared := map[string]map[string]bool{}
+	goName := regexp.MustCompile("`([a-z]+)\\.([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)?)`")
+	checked := 0
+	for _, m := range goName.FindAllStringSubmatch(doc, -1) {
+		dir, ok := docPackages[m[1]]
+		if !ok {
+			continue
+		}
+		if declared[dir] == nil {
+			declared[dir] = declaredNames(t, dir)
+		}
+		checked++
+		if !declared[dir][m[2]] {
+			t.Errorf("docs/architecture.md names %s.%s, which %s does not declare: renamed? say it anew", m[1], m[2], dir)
+		}
+	}
+	if checked == 0 {
+		t.Error("docs/architecture.md gives no Go name this test can check: is the pattern still right?")
+	}
+}
+
+// declaredNames are the package-level names of the package in dir (its
+// files but tests, for every OS), and Type.Member for every method, field
+// and interface method.
+func declaredNames(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", filepath.FromSlash(dir), "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s: %v, %d files", dir, err, len(files))
+	}
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names[d.Name.Name] = true
+				} else {
+					names[baseTypeName(d.Recv.List[0].Type)+"."+d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[n.Name] = true
+						}
+					case *ast.TypeSpec:
+						names[s.Name.Name] = true
+						var members []*ast.Field
+						switch typ := s.Type.(type) {
+						case *ast.StructType:
+							members = typ.Fields.List
+						case *ast.InterfaceType:
+							members = typ.Methods.List
+						}
+						for _, m := range members {
+							for _, n := range m.Names {
+								names[s.Name.Name+"."+n.Name] = true
+							}
+							if len(m.Names) == 0 { // embedded
+								names[s.Name.Name+"."+baseTypeName(m.Type)] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// baseTypeName is the name of the type in a receiver or an embedded field:
+// T of *T, pkg.T, T[P].
+func baseTypeName(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			return x.Sel.Name
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
 		}
 	}
 }
