@@ -29,6 +29,8 @@
 //	--registered-as NAME     the aggregator's name in the client's config, or
 //	                         its length: names fit the client's limit with its
 //	                         prefix (default: up to 16 characters)
+//	--no-memory              remember nothing between sessions: every start
+//	                         is a fresh one (see README.md#what-is-remembered)
 //	--check                  start every server, print what it offers, stop,
 //	                         exit 0 if all started and 1 otherwise
 //	--debug                  log debugging details to stderr
@@ -110,6 +112,8 @@ Flags:
   --registered-as NAME   the name the aggregator has in the client's config
                          (or its length): tool names are made to fit the
                          client's limit with its prefix (default: 16 characters)
+  --no-memory            remember nothing between sessions (what each server
+                         declared and listed): every start is a fresh one
   --check                start every server, print what it offers, stop; exit 0
                          if all started, 1 otherwise
   --debug                log debugging details to stderr
@@ -193,7 +197,7 @@ type flags struct {
 	probeTimeout, inputTimeout  time.Duration
 	maxMessage, serverNameLen   int
 	check, debug, showVersion   bool
-	strictNames                 bool
+	strictNames, noMemory       bool
 }
 
 // parseFlags reads and checks the command line; usage goes to stdout for
@@ -242,6 +246,7 @@ func newFlagSet() (*flags, *flag.FlagSet, *error) {
 	fs.StringVar(&f.name, "name", "mcp-simple-aggregator", "")
 	fs.BoolVar(&f.strictNames, "strict-names", false, "")
 	fs.BoolVar(&f.check, "check", false, "")
+	fs.BoolVar(&f.noMemory, "no-memory", false, "")
 	fs.BoolVar(&f.debug, "debug", false, "")
 	fs.BoolVar(&f.showVersion, "version", false, "")
 	value := func(name string, parse func(string) error) {
@@ -364,7 +369,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Compound:       cfg.Compound,
 		Log:            log,
 		Start:          serverStarter(chain, log, watchdog),
-		Memory:         newFileMemory(log),
+		Memory:         newFileMemory(log, f.noMemory),
 	})
 	if f.check {
 		if !agg.Check(ctx, stdout) {

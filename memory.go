@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,11 +16,13 @@ import (
 )
 
 // fileMemory is the aggregator's Memory on disk: what each server declared
-// when it last started (its capabilities and instructions), one small file
-// a server in the user's cache directory, named by a hash of what starts
-// it (command, args, the names of its env, cwd), so that no value of the
-// config is written in a name, and a changed entry is a new server. Files are the user's alone
-// (0600), and recalled only while others cannot write them. It is a
+// and listed when it last ran (its capabilities, instructions, tools,
+// prompts, resources and resource templates), or that its last start
+// failed; one file a server in the user's cache directory, named by a
+// hash of what starts it (command, args, the names of its env, cwd), so
+// that no value of the config is written in a name, and a changed entry
+// is a new server. Files are the user's alone (0600, in a 0700
+// directory), and recalled only while others cannot write them. It is a
 // cache: what cannot be read is not remembered, what cannot be written is
 // said with --debug, and nothing fails.
 type fileMemory struct {
@@ -30,8 +33,12 @@ type fileMemory struct {
 
 // newFileMemory returns the memory in the user's cache directory
 // ($XDG_CACHE_HOME, ~/.cache, %LocalAppData%, ~/Library/Caches), or nil
-// when there is none.
-func newFileMemory(log *aggregator.Logger) aggregator.Memory {
+// when there is none or the user asked for none (--no-memory).
+func newFileMemory(log *aggregator.Logger, off bool) aggregator.Memory {
+	if off {
+		log.Debugf("--no-memory: nothing is remembered between sessions")
+		return nil
+	}
 	base, err := os.UserCacheDir()
 	if err != nil {
 		log.Debugf("servers' capabilities are not remembered between sessions: %v", err)
@@ -60,22 +67,45 @@ func (m *fileMemory) Recall(s config.Server) ([]byte, bool) {
 		m.warnOnce.Do(func() { m.log.Debugf("servers' capabilities are not recalled: %v", err) })
 		return nil, false
 	}
-	b, err := os.ReadFile(path)
+	b, err := readAtMost(path, maxRecord)
 	if err != nil || !json.Valid(b) {
 		return nil, false
 	}
 	return b, true
 }
 
-// Keep writes what s declared, when it differs from what is kept: to a
+// maxRecord bounds what is remembered of one server: a record larger than
+// this (lists of tens of thousands of entries) is neither written nor
+// read.
+const maxRecord = 32 << 20
+
+// readAtMost reads the file at path, unless it is longer than max bytes.
+func readAtMost(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s: longer than %d bytes", path, max)
+	}
+	return b, err
+}
+
+// Keep writes the record of s, when it differs from what is kept: to a
 // file of its own first, then renamed, so that a reader never sees half.
-func (m *fileMemory) Keep(s config.Server, declared []byte) {
-	path := m.path(s)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, declared) {
+func (m *fileMemory) Keep(s config.Server, record []byte) {
+	if len(record) > maxRecord {
+		m.log.Debugf("server %q: what it declared and listed is not remembered: %d bytes, more than %d", s.Key, len(record), maxRecord)
 		return
 	}
-	if err := m.write(path, declared); err != nil {
-		m.log.Debugf("server %q: what it declared is not remembered: %v", s.Key, err)
+	path := m.path(s)
+	if old, err := readAtMost(path, maxRecord); err == nil && bytes.Equal(old, record) {
+		return
+	}
+	if err := m.write(path, record); err != nil {
+		m.log.Debugf("server %q: what it declared and listed is not remembered: %v", s.Key, err)
 	}
 }
 

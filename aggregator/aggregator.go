@@ -376,6 +376,7 @@ func (a *Aggregator) resourceChildren() []*child {
 // starting, from the first request that needed them.
 type startWaits struct {
 	once  sync.Once       // the wait begins once
+	all   sync.Once       // every child is demanded once (demandAll)
 	mu    sync.Mutex      // protects lists
 	lists <-chan struct{} // closed once lists may wait no longer; nil before the first
 }

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -22,17 +23,17 @@ func (a *Aggregator) rebuild() {
 	var hidden []naming.Entry
 	by := offeredTools{}
 	for _, c := range a.children() {
-		ts, ps, running := c.named()
-		if running {
+		ts, ps, listed, remembered := c.named()
+		if listed {
 			v := c.toolView()
-			by[c.key] = offered{c: c, tools: ts, view: v}
+			by[c.key] = offered{c: c, tools: ts, view: v, remembered: remembered}
 			a.warnUnknownTools(c, v, ts)
 			shown, hid := v.exposedTools(ts)
 			for _, h := range hid {
 				hidden = append(hidden, naming.Entry{Key: c.key, Name: h.name})
 			}
-			tools = appendRegistered(tools, c, shown)
-			prompts = appendRegistered(prompts, c, ps)
+			tools = appendRegistered(tools, c, shown, remembered)
+			prompts = appendRegistered(prompts, c, ps, remembered)
 		}
 	}
 	r.hiddenTools = hiddenNames(a.naming, hidden)
@@ -46,6 +47,7 @@ func (a *Aggregator) rebuild() {
 	promptList, r.promptNames = a.register(r.prompts, "prompt", prompts, pinned.prompts)
 	r.toolsResult = listResult("tools", toolList)
 	r.promptsResult = listResult("prompts", promptList)
+	r.formerly = formerlyListed(a.reg.Load(), r)
 	a.reg.Store(r)
 }
 
@@ -70,7 +72,7 @@ func (a *Aggregator) register(index map[string]route, kind string, entries []reg
 		if assigned[i].Change&naming.Disambiguated != 0 && !a.naming.Strict && a.naming.View == naming.KeepsAll { // the others have their own summary (reportNames)
 			a.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].Key+a.naming.Sep+names[i].Name)
 		}
-		index[name] = route{child: e.child, rawName: e.entry.rawName}
+		index[name] = route{child: e.child, rawName: e.entry.rawName, remembered: e.remembered}
 		listed := e.entry.listedAs(e.child.key+a.naming.Sep, name)
 		if assigned[i].Change&naming.Shortened != 0 {
 			listed = withFullName(listed, names[i].Key+a.naming.Sep+names[i].Name)
@@ -119,15 +121,44 @@ func (a *Aggregator) warnUnknownTools(c *child, v *toolView, tools []namedEntry)
 
 // registered is one child's entry on its way into the registry.
 type registered struct {
-	child *child
-	entry namedEntry
+	child      *child
+	entry      namedEntry
+	remembered bool // listed from what the child listed when it last ran (Memory)
 }
 
-func appendRegistered(list []registered, c *child, entries []namedEntry) []registered {
+func appendRegistered(list []registered, c *child, entries []namedEntry, remembered bool) []registered {
 	for _, e := range entries {
-		list = append(list, registered{child: c, entry: e})
+		list = append(list, registered{child: c, entry: e, remembered: remembered})
 	}
 	return list
+}
+
+// formerlyListed are the names listed from memory in before, or formerly
+// in it, that after does not list: a call of one is told that its server
+// no longer offers it (routeByName).
+func formerlyListed(before, after *registry) map[string]string {
+	formerly := make(map[string]string)
+	for _, kind := range []struct {
+		prefix        string
+		before, after map[string]route
+	}{{"Tool\x00", before.tools, after.tools}, {"Prompt\x00", before.prompts, after.prompts}} {
+		for name, rt := range kind.before {
+			if _, still := kind.after[name]; rt.remembered && !still {
+				formerly[kind.prefix+name] = rt.child.key
+			}
+		}
+	}
+	for name, key := range before.formerly {
+		kind, listed, _ := strings.Cut(name, "\x00")
+		index := after.tools
+		if kind == "Prompt" {
+			index = after.prompts
+		}
+		if _, still := index[listed]; !still {
+			formerly[name] = key
+		}
+	}
+	return formerly
 }
 
 // listedAs is the entry as the child listed it, with name in place of the

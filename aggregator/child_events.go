@@ -31,8 +31,8 @@ func (c *child) ListChanged(method string) {
 
 // Dropped: the server failed or was stopped. Its requests to the client
 // are cancelled; at a failure or a reload its tasks fail, and when it was
-// up its entries leave the registry and the client hears that lists
-// changed.
+// up, or what it listed when it last ran was listed for it, its entries
+// leave the registry and the client hears that lists changed.
 func (c *child) Dropped(why error, wasRunning bool) {
 	if errors.Is(why, errShuttingDown) { // their timers end with the session
 		for _, r := range c.incoming.TakeAll() {
@@ -51,6 +51,9 @@ func (c *child) Dropped(why error, wasRunning bool) {
 	if wasRunning {
 		c.host.session.rebuild()
 		announceLists(c.Status().Caps, c.host.session.tellClient)
+	} else if r, ok := c.Recalled(); ok && !r.Failed && c.Status().State == server.Failed { // what it listed when it last ran was listed for it; a reload announces for itself
+		c.host.session.rebuild()
+		announceLists(r.Caps, c.host.session.tellClient)
 	}
 }
 

@@ -12,10 +12,18 @@ import (
 // What the session reads of a server's lists, each a snapshot taken under
 // the server's lock (server.Status).
 
-// named returns the child's tools and prompts, and whether it runs.
-func (c *child) named() (tools, prompts []namedEntry, ok bool) {
+// named returns the child's tools and prompts, and whether it lists them:
+// it runs, or it is not up yet and what it listed when it last ran is
+// remembered (then remembered is true: those are listed until it is up).
+func (c *child) named() (tools, prompts []namedEntry, listed, remembered bool) {
 	st := c.Status()
-	return namedEntries(st.Lists.Tools), namedEntries(st.Lists.Prompts), st.State == server.Running
+	if st.State == server.Running {
+		return namedEntries(st.Lists.Tools), namedEntries(st.Lists.Prompts), true, false
+	}
+	if r, ok := c.standIn(st); ok {
+		return namedEntries(r.Lists.Tools), namedEntries(r.Lists.Prompts), true, true
+	}
+	return nil, nil, false, false
 }
 
 // servesApp reports whether the child serves MCP Apps (it declared the
@@ -65,12 +73,30 @@ func (c *child) templateMatch(uri string) (uritemplate.Rank, bool) {
 	return best, found
 }
 
+// listsResources returns the child's lists when it lists resources: it
+// runs and declared them, or what it declared and listed when it last ran
+// stands in for it (memory.go).
+func (c *child) listsResources() (server.Lists, bool) {
+	st := c.Status()
+	if st.State == server.Running {
+		return st.Lists, st.Caps.Resources
+	}
+	if r, ok := c.standIn(st); ok {
+		return r.Lists, r.Caps.Resources
+	}
+	return server.Lists{}, false
+}
+
 // resourceEntries and templateEntries return the raw entries of the
-// child's resource lists, in its order.
-func (c *child) resourceEntries() [][]byte { return c.Status().Lists.ResourceList }
+// child's resource lists, in its order (listsResources).
+func (c *child) resourceEntries() [][]byte {
+	l, _ := c.listsResources()
+	return l.ResourceList
+}
 
 func (c *child) templateEntries() [][]byte {
-	ts := c.Status().Lists.Templates
+	l, _ := c.listsResources()
+	ts := l.Templates
 	raw := make([][]byte, 0, len(ts))
 	for _, t := range ts {
 		raw = append(raw, t.Raw)

@@ -78,9 +78,10 @@ func (a *Aggregator) compoundOwners(c *call, name string) ([]*child, bool) {
 type offeredTools map[string]offered
 
 type offered struct {
-	c     *child
-	tools []namedEntry // the child's own entries
-	view  *toolView
+	c          *child
+	tools      []namedEntry // the child's own entries
+	view       *toolView
+	remembered bool // its entries are what it listed when it last ran (Memory)
 }
 
 // registerCompounds lists the compound tools after the others and enters
@@ -103,7 +104,7 @@ func (a *Aggregator) registerCompounds(r *registry, list [][]byte, by offeredToo
 			if !ok {
 				continue
 			}
-			cr.subtools[[2]string{st.Server, st.Tool}] = route{child: o.c, rawName: e.rawName}
+			cr.subtools[[2]string{st.Server, st.Tool}] = route{child: o.c, rawName: e.rawName, remembered: o.remembered}
 			cr.listed = append(cr.listed, st.Server+"/"+st.Tool)
 			lines = append(lines, subtoolLine(st, e))
 		}
@@ -245,6 +246,9 @@ func (a *Aggregator) routeCompound(c *call, cr *compoundRoute) (target, []byte) 
 	r, ok := cr.subtools[[2]string{server, tool}]
 	if !ok {
 		return invalid(fmt.Sprintf("server %q, tool %q is not one of its tools", server, tool))
+	}
+	if r.remembered { // its server did not come up
+		return target{}, errorLine(c.id, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Tool not found: %s: server %q %s (the aggregator's log says why)", cr.name, server, r.child.downState()))
 	}
 	inner, ok := jsonrpc.Member(args, "args")
 	if !ok || string(inner) == "null" {

@@ -105,13 +105,16 @@ func TestReloadOfCompoundToolsRestartsNothing(t *testing.T) {
 
 // A session that only calls a compound tool starts the one server its
 // call names, waits for it, and reaches the subtool, as a session per call
-// does directly.
+// does directly (a warm start: both servers ran before).
 func TestACompoundCallStartsTheServerItNames(t *testing.T) {
 	t.Parallel()
+	entries := []config.Server{filtered(t, "fs", `"excludeTools": null`, "read", "list"), filtered(t, "db", `"excludeTools": null`, "query")}
+	warm := serveEntries(t, Options{Start: (&toolFleet{}).start, Memory: newMapMemory(), Compound: compoundConfig(t, filesCompound)}, entries...)
+	warm.exchange(initAs("mcp"))
+	warm.closeInput()
+	warm.rest()
 	f := &toolFleet{}
-	h := serveEntries(t, Options{Start: f.start, Compound: compoundConfig(t, filesCompound)},
-		filtered(t, "fs", `"excludeTools": null`, "read", "list"),
-		filtered(t, "db", `"excludeTools": null`, "query"))
+	h := serveEntries(t, Options{Start: f.start, Memory: warm.a.opts.Memory, Compound: compoundConfig(t, filesCompound)}, entries...)
 	h.exchange(initAs("mcp"))
 	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files","arguments":{"server":"fs","tool":"read","args":{}}}}`)
 	if want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"fs/read"}]}}`; got != want {

@@ -17,24 +17,55 @@ import (
 
 // demandServers runs an aggregator over three servers: "fast", "slow",
 // whose initialize (or server/discover) the test answers by closing the
-// returned channel, and "broken", which cannot be started. It returns the
-// keys of the servers started so far, in order.
+// returned channel, and "broken", which cannot be started; a warm start:
+// what a session before left remembered (fast and slow as they ran,
+// broken as failed) stands in for them. It returns the keys of the servers
+// started so far, in order.
 func demandServers(t *testing.T, opts Options) (*harness, chan struct{}, func() []string) {
 	t.Helper()
 	return demandKeys(t, opts, "fast", "slow", "broken")
 }
 
 // demandKeys is demandServers over servers of the keys given: "slow" and
-// "broken" as there, any other as "fast".
+// "broken" as there, any other as "fast". Unless opts.Memory is set, the
+// memory is what a first session over them left (warmMemory).
 func demandKeys(t *testing.T, opts Options, keys ...string) (*harness, chan struct{}, func() []string) {
 	t.Helper()
 	release := make(chan struct{})
+	if opts.Memory == nil {
+		released := make(chan struct{})
+		close(released)
+		warm := opts
+		warm.Start = demandStart(released, func(string) {})
+		opts.Memory = warmMemory(t, warm, keys...)
+	}
 	var mu sync.Mutex
 	var started []string
-	opts.Start = func(s config.Server) (Process, error) {
+	opts.Start = demandStart(release, func(key string) {
 		mu.Lock()
-		started = append(started, s.Key)
+		started = append(started, key)
 		mu.Unlock()
+	})
+	h := serveOptions(t, opts, keys...)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	return h, release, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(started)
+	}
+}
+
+// demandStart starts the servers of demandKeys, telling each start to
+// started; slow answers initialize once release is closed.
+func demandStart(release chan struct{}, started func(key string)) func(config.Server) (Process, error) {
+	return func(s config.Server) (Process, error) {
+		started(s.Key)
 		if s.Key == "broken" {
 			return nil, errors.New(`exec: "broken-server": executable file not found in $PATH`)
 		}
@@ -63,19 +94,6 @@ func demandKeys(t *testing.T, opts Options, keys ...string) (*harness, chan stru
 				answer(`{"content":[{"type":"text","text":"done"}],"messages":[],"contents":[],"completion":{"values":[]}}`)
 			}
 		}), nil
-	}
-	h := serveOptions(t, opts, keys...)
-	t.Cleanup(func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	})
-	return h, release, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(started)
 	}
 }
 
@@ -139,15 +157,16 @@ func TestANameFindsItsServer(t *testing.T) {
 	}
 }
 
-// A call to a server that failed to start says so, without the server's
-// own words (they are in the log); a name of no configured server is "not
-// found", and starts nothing.
+// A call to a server that failed to start is "not found" (-32601), as a
+// tool of a server that is gone is, and says that the server failed to
+// start, without its own words (they are in the log); a name of no
+// configured server is "not found", and starts nothing.
 func TestACallToAServerThatFailedSaysSo(t *testing.T) {
 	t.Parallel()
 	h, _, started := demandServers(t, Options{})
 	h.exchange(initAs("some-agent"))
 	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"broken:x"}}`)
-	want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Tool broken:x is unavailable: server \"broken\" failed to start (the aggregator's log says why)"}}`
+	want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Tool not found: broken:x: server \"broken\" failed to start (the aggregator's log says why)"}}`
 	if got != want {
 		t.Errorf("a call to the server that failed:\n got %s\nwant %s", got, want)
 	}
@@ -162,20 +181,51 @@ func TestACallToAServerThatFailedSaysSo(t *testing.T) {
 	}
 }
 
-// The first list of a client that lists once waits, within its budget, for
-// the servers still starting, and holds them all.
-func TestTheFirstListOfAClientThatListsOnceWaits(t *testing.T) {
+// A fresh start (nothing remembered): the client's initialize starts the
+// servers and waits, within the client's budget, for those still
+// starting, so that its answer says what they declared, exactly, and its
+// first list holds them all, at once; a ping is answered meanwhile.
+func TestAFreshStartWaitsForTheServersInInitialize(t *testing.T) {
 	t.Parallel()
-	h, release, _ := demandServers(t, Options{listDeadline: once("", "some-agent")})
-	h.exchange(initAs("some-agent"))
-	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	h, release, started := demandServers(t, Options{Memory: newMapMemory(), listDeadline: once("", "some-agent")})
+	h.send(initAs("some-agent"))
 	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
-		t.Fatalf("while the list waits, a ping got %s", got)
+		t.Fatalf("while initialize waits, a ping got %s", got)
 	}
 	close(release)
-	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
+	want := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}},"serverInfo":{"name":"agg","version":"test"}}}`
+	if got := h.read(); got != want {
+		t.Errorf("a fresh start's initialize answer:\n got %s\nwant %s", got, want)
+	}
+	if got := started(); len(got) != 3 {
+		t.Errorf("a fresh start's initialize started %q, want every server", got)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got, want := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
 		t.Errorf("the first list:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A warm start: a client that lists once gets its first list at once,
+// whole, from what the servers listed when they last ran, though slow is
+// not up; its call of slow's tool waits for slow, and is routed.
+func TestAWarmFirstListIsWholeAtOnce(t *testing.T) {
+	t.Parallel()
+	h, release, _ := demandServers(t, Options{listDeadline: once("", "some-agent")})
+	if got := h.exchange(initAs("some-agent")); !strings.Contains(got, `"completions":{}`) || strings.Contains(got, `"tasks"`) {
+		t.Errorf("a warm initialize answer %s: want what fast and slow declared when they last ran, and nothing else", got)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got, want := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
+		t.Errorf("the first list, slow not up:\n got %s\nwant %s", got, want)
+	}
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow:x"}}`)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":4,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":4,"result":{}}` {
+		t.Fatalf("while the call waits for slow, a ping got %s", got)
+	}
+	close(release)
+	if got := h.read(); !strings.Contains(got, `"id":3,"result"`) || !strings.Contains(got, `"done"`) {
+		t.Errorf("the call of slow's remembered tool, once slow is up: %s", got)
 	}
 }
 
@@ -279,16 +329,21 @@ func TestDiscoverIsNotCachedWhileAServerIsUnknown(t *testing.T) {
 	}
 }
 
-// What the initialize answer offered before a server started, and the
-// server turned out not to have (resources/subscribe, completion/complete),
-// is answered here, and never reaches the server.
+// What the initialize answer offered for a server still unknown when the
+// client's budget ended, and the server turned out not to have
+// (resources/subscribe, completion/complete), is answered here, and never
+// reaches the server.
 func TestWhatAServerDidNotDeclareNeverReachesIt(t *testing.T) {
 	t.Parallel()
 	reached := make(chan string, 4)
-	h := serveOptions(t, Options{Start: func(config.Server) (Process, error) {
+	answered, over := make(chan struct{}), make(chan struct{})
+	close(over)
+	budgetOver := func(*Aggregator, string) <-chan struct{} { return over }
+	h := serveOptions(t, Options{listDeadline: budgetOver, Start: func(config.Server) (Process, error) {
 		return startFake(func(method string, _ []byte) string {
 			switch method {
 			case "initialize":
+				<-answered // still unknown when the client's budget ends
 				return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"r","version":"1"}}`
 			case "tools/list":
 				return `{"tools":[]}`
@@ -301,8 +356,13 @@ func TestWhatAServerDidNotDeclareNeverReachesIt(t *testing.T) {
 			return `{}`
 		}), nil
 	}}, "r")
-	if init := h.exchange(initAs("mcp")); !strings.Contains(init, `"subscribe":true`) || !strings.Contains(init, `"completions":{}`) {
-		t.Fatalf("initialize answer %s: want subscriptions and completions offered before the server starts", init)
+	init := h.exchange(initAs("mcp"))
+	close(answered)
+	if !strings.Contains(init, `"subscribe":true`) || !strings.Contains(init, `"completions":{}`) {
+		t.Fatalf("initialize answer %s: want subscriptions and completions offered for a server still unknown", init)
+	}
+	if !strings.Contains(h.logged(), `server "r": not up within the client's first-list budget`) {
+		t.Errorf("the log does not say that r was offered unknown:\n%s", h.logged())
 	}
 	for i, req := range []string{
 		`"method":"resources/subscribe","params":{"uri":"file:///a"}`,

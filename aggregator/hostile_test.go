@@ -174,7 +174,7 @@ func TestAPrefixedNameIsNeverAnAppsTool(t *testing.T) {
 		h.exchange(initLine)
 		h.startServers() // the app server runs
 		got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tc.name + `","arguments":{}}}`)
-		if want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Tool ` + tc.name + ` is unavailable: server \"files\" failed to start (the aggregator's log says why)"}}`; got != want {
+		if want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Tool not found: ` + tc.name + `: server \"files\" failed to start (the aggregator's log says why)"}}`; got != want {
 			t.Errorf("strict %v: got  %s\nwant %s", tc.strict, got, want)
 		}
 		select {

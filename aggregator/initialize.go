@@ -37,12 +37,17 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 	return nil
 }
 
-// finishInitialize answers initialize at once, starting no server, with
-// what the servers declared (childOffers: those not started, when they
-// last started). Servers start when a request needs
-// them (startup.go), initialized with the agreed version and the client's
-// relayable capabilities.
-func (a *Aggregator) finishInitialize(_ context.Context, c *call) []byte {
+// finishInitialize answers initialize with what the servers declared
+// (childOffers): at once, starting no server, when each is remembered
+// (memory.go); else once those nothing is known of are up, within the
+// client's first-list budget (awaitDeclarations). Servers start when a
+// request needs them (startup.go), initialized with the agreed version and
+// the client's relayable capabilities.
+func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
+	a.awaitDeclarations(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
 	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.began.Load().version))
 }
 
@@ -82,9 +87,11 @@ func (a *Aggregator) initializeResult(version string) []byte {
 }
 
 // childOffers are the capabilities of the children whose session is open;
-// for the others, capabilities.Pending with what they declared when they
-// last started (Memory), if it is remembered; and their instructions
-// joined under their keys.
+// for the others, what they declared when they last ran (Memory), and
+// capabilities.Pending once for all of which nothing is remembered; and
+// their instructions joined under their keys. A child dropped, or whose
+// last start failed and of which nothing else is remembered, offers
+// nothing.
 func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 	var caps []capabilities.Server
 	var instructions []string
@@ -95,17 +102,18 @@ func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 			continue
 		}
 		if s.Version == "" {
-			// Not started: what any server may offer, so that nothing it
-			// offers now is hidden for the session (what it declared when
-			// it last started may be stale: an upgrade adds prompts), and
-			// what it declared then (its extensions, its instructions).
-			pending = true
-			recalled, ok := c.Recalled()
-			if !ok {
+			// Not started, or its session not open yet: what it declared
+			// when it last ran; nothing when its last start failed; and
+			// when nothing is remembered, what any server may offer.
+			r, ok := c.Recalled()
+			switch {
+			case !ok:
+				pending = true
+				continue
+			case r.Failed:
 				continue
 			}
-			s.Caps = capabilities.ParseServer(recalled)
-			s.Instructions, _ = jsonrpc.StringMember(recalled, "instructions")
+			s.Caps, s.Instructions = r.Caps, r.Instructions
 		}
 		caps = append(caps, s.Caps)
 		if s.Instructions != "" {

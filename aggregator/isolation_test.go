@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -322,12 +323,20 @@ func TestACallDoesNotWaitForAServerStillStarting(t *testing.T) {
 		}
 	})
 	defer once.Do(func() { close(release) })
-	h := serve(t, ":", func(s config.Server) (Process, error) {
+	// good ran before; slow failed to start: initialize waits for neither,
+	// the first list for slow.
+	memory := warmMemory(t, Options{Start: func(s config.Server) (Process, error) {
+		if s.Key == "slow" {
+			return nil, errors.New("not this time")
+		}
+		return goodServer(), nil
+	}}, "slow", "good")
+	h := serveOptions(t, Options{Separator: ":", Memory: memory, Start: func(s config.Server) (Process, error) {
 		if s.Key == "slow" {
 			return slow, nil
 		}
 		return goodServer(), nil
-	}, "slow", "good")
+	}}, "slow", "good")
 	h.exchange(initLine)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// good lists its tools a moment after initialize: until then a call
@@ -365,24 +374,31 @@ func TestACallDoesNotWaitForAServerStillStarting(t *testing.T) {
 	}
 }
 
+// slowServer lists its tools once release is closed.
+func slowServer(release chan struct{}) Process {
+	return startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+		switch m.Method {
+		case "initialize":
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}}`)))
+		case "tools/list":
+			<-release
+			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`)))
+		}
+	})
+}
+
 // A call waiting for the servers to start that the client cancels gets no
 // answer at all (it got "shutting down" when its wait ended before the
 // cancel was recorded).
 func TestACancelledCallWaitingForTheStartGetsNoAnswer(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	slow := startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
-		switch m.Method {
-		case "initialize":
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}}`)))
-		case "tools/list":
-			<-release
-			out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"tools":[]}`)))
-		}
-	})
 	defer close(release)
-	h := serve(t, ":", func(config.Server) (Process, error) { return slow, nil }, "slow")
-	h.exchange(initLine)
+	released := make(chan struct{})
+	close(released)
+	memory := warmMemory(t, Options{Start: func(config.Server) (Process, error) { return slowServer(released), nil }}, "slow")
+	h := serveOptions(t, Options{Separator: ":", Memory: memory, Start: func(config.Server) (Process, error) { return slowServer(release), nil }}, "slow")
+	h.exchange(initLine) // slow is remembered: answered at once
 	for i := range 1000 {
 		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow:x"}}`, 100+i))
 		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, 100+i))

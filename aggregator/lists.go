@@ -57,8 +57,9 @@ func (a *Aggregator) listResourceTemplates(ctx context.Context, c *call) []byte 
 		func(h *server.Hints) eras.Hint { return h.Templates })
 }
 
-// mergeResourceLists refreshes a list of every child with resources and
-// answers with their entries in config order.
+// mergeResourceLists refreshes a list of every running child with
+// resources and answers with their entries in config order, and those a
+// child not up yet listed when it last ran (memory.go).
 func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field string, refresh func(*child, context.Context) error, entries func(*child) [][]byte, hint func(*server.Hints) eras.Hint) []byte {
 	if bad := noCursor(c); bad != nil {
 		return bad
@@ -72,7 +73,10 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 	var all [][]byte
 	var hs []eras.Hint
 	owners := make(map[string]string) // what identifies an entry -> the key of the server that listed it first
-	for _, ch := range cs {
+	for _, ch := range a.children() {
+		if _, lists := ch.listsResources(); !lists {
+			continue
+		}
 		for _, e := range entries(ch) {
 			if a.shadowed(field, e, ch.key, owners) {
 				continue

@@ -20,12 +20,20 @@ type registry struct {
 	promptNames   []listedName              // every prompt, in config order
 	promptsResult []byte                    // {"prompts":[...]}
 	prompts       map[string]route
+	// formerly are names listed from what a server listed when it last
+	// ran (Memory) that it no longer lists, by "Tool\x00"+name or
+	// "Prompt\x00"+name -> its key (formerlyListed).
+	formerly map[string]string
 }
 
 // route leads a listed name to its child and the child's own name.
 type route struct {
 	child   *child
 	rawName []byte // the child's name token, as it wrote it
+	// remembered: listed from what the child listed when it last ran
+	// (Memory), before it is up: a call waits for it, then is routed by
+	// what it lists then.
+	remembered bool
 }
 
 // compoundRoute is a compound tool's subtools as the registry found them.
@@ -51,15 +59,16 @@ func (a *Aggregator) listed(c *call) bool {
 		return false
 	}
 	r := a.reg.Load()
+	var rt route
 	switch c.method {
 	case "tools/call":
-		_, ok = r.tools[string(name)]
+		rt, ok = r.tools[string(name)]
 	case "prompts/get":
-		_, ok = r.prompts[string(name)]
+		rt, ok = r.prompts[string(name)]
 	default:
 		ok = false
 	}
-	return ok
+	return ok && !rt.remembered
 }
 
 // pinnedNames are the names reloads found served, by entry, which keep

@@ -215,7 +215,7 @@ func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, s
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs one params.name (a string)")
 	}
-	if r, ok := index[string(name)]; ok {
+	if r, ok := index[string(name)]; ok && !r.remembered {
 		return target{child: r.child, parts: [3][]byte{c.params[:c.p.nameStart], r.rawName, c.params[c.p.nameEnd:]}}, nil
 	}
 	if unlisted != nil {
@@ -227,15 +227,20 @@ func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, s
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, kind+" name must be prefixed with server key: "+string(name))
 	}
 	if down := a.downOwner(string(name)); down != nil {
-		return target{}, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("%s %s is unavailable: server %q %s (the aggregator's log says why)", kind, name, down.key, down.downState()))
+		return target{}, errorLine(c.id, notFound, fmt.Sprintf("%s not found: %s: server %q %s (the aggregator's log says why)", kind, name, down.key, down.downState()))
+	}
+	if key, ok := a.reg.Load().formerly[kind+"\x00"+string(name)]; ok {
+		return target{}, errorLine(c.id, notFound, fmt.Sprintf("%s not found: %s: server %q no longer offers it (it was listed from what the server offered when it last ran)", kind, name, key))
 	}
 	return target{}, errorLine(c.id, notFound, kind+" not found: "+string(name))
 }
 
 // downOwner is the configured server a name not listed belongs to, when
-// that server is not running (it failed, or was stopped): its tools are
-// unavailable, not unknown. The server's own words (its stderr, the
-// failure's detail) stay in the log: a model reads this error.
+// that server is not running (it failed, or was stopped): its tools left
+// the lists, and a call of one is "not found" as any unlisted name
+// (-32601; a prompt's -32602), with the server named and how it ended.
+// The server's own words (its stderr, the failure's detail) stay in the
+// log: a model reads this error.
 func (a *Aggregator) downOwner(name string) *child {
 	for _, c := range a.ownersOf(name) {
 		if c.dropped() {
@@ -304,7 +309,7 @@ func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []b
 	case "ref/prompt":
 		name, _ := jsonrpc.StringMember(ref, "name")
 		r, ok := a.reg.Load().prompts[name]
-		if !ok {
+		if !ok || r.remembered { // a remembered one's server did not come up
 			return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Prompt not found: "+name)
 		}
 		newRef, err := jsonrpc.ReplaceMember(ref, "name", r.rawName)

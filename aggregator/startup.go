@@ -24,12 +24,14 @@ import (
 )
 
 // beginClient begins the client's session with the plan its children are
-// started with: names are formed for the client it names. Nothing starts
-// yet: see demand.
+// started with: names are formed for the client it names, and the lists
+// hold what the servers listed when they last ran (memory.go). Nothing
+// starts yet: see demand.
 func (a *Aggregator) beginClient(clientName string, plan server.Plan) {
 	a.setNaming(clientName, a.opts.namingFor(clientName))
 	a.plan.Store(&plan)
-	a.log.Debugf("client %q: its first lists wait up to %v for servers still starting", clientName, a.opts.listWait(clientName))
+	a.rebuild()
+	a.log.Debugf("client %q: its first lists wait up to %v for servers not remembered and still starting", clientName, a.opts.listWait(clientName))
 }
 
 // demand starts the children in cs that have not started, each once, as
@@ -45,12 +47,23 @@ func (a *Aggregator) demand(cs []*child) {
 }
 
 // demandAll starts every child: a request needs all their lists. The first
-// time, the first lists' wait begins (Options.listWait), and the names are
-// reported once every child is up.
+// time, the names are reported once every child is up.
 func (a *Aggregator) demandAll() {
 	if a.plan.Load() == nil {
 		return
 	}
+	a.beginListWait()
+	a.waits.all.Do(func() {
+		a.allDemanded.Store(true)
+		a.life.Go(a.awaitAllReady)
+	})
+	a.demand(a.children())
+}
+
+// beginListWait begins, once for the session, the client's first lists'
+// wait for servers still starting (Options.listWait): from the first
+// request that needs what servers declare or list.
+func (a *Aggregator) beginListWait() {
 	a.waits.once.Do(func() {
 		var done <-chan struct{}
 		if a.opts.listDeadline != nil {
@@ -61,10 +74,7 @@ func (a *Aggregator) demandAll() {
 		a.waits.mu.Lock()
 		a.waits.lists = done
 		a.waits.mu.Unlock()
-		a.allDemanded.Store(true)
-		a.life.Go(a.awaitAllReady)
 	})
-	a.demand(a.children())
 }
 
 // firstListWait is how long the client's first lists wait for servers
@@ -103,24 +113,34 @@ func (a *Aggregator) closeAfter(d time.Duration) chan struct{} {
 	return ch
 }
 
-// awaitLists starts every child and waits until each runs or has failed,
-// or the lists may wait no longer (then what is up is served, and the rest
-// announced as it comes: childUp); false when ctx ended first. When every
-// child is ready, it reports the names, the first time, before any waiter
-// goes on.
+// awaitLists starts every child and waits until each that is not
+// remembered runs or has failed, or the lists may wait no longer (then
+// what is up is served, and the rest announced as it comes: childUp);
+// false when ctx ended first. A remembered child is waited for by nobody:
+// what it listed when it last ran is served until it is up (memory.go).
+// When every child is ready, it reports the names, the first time, before
+// any waiter goes on.
 func (a *Aggregator) awaitLists(ctx context.Context, _ *call) bool {
 	if a.allUp() {
 		return true
 	}
 	a.demandAll()
 	servers := a.servers.Load()
+	var awaited []*child
+	for _, c := range *servers {
+		if _, ok := c.standIn(c.Status()); !ok {
+			awaited = append(awaited, c)
+		}
+	}
+	waitEach(ctx, awaited, a.waits.listsDone())
+	if ctx.Err() != nil {
+		return false
+	}
 	for _, c := range *servers {
 		select {
 		case <-c.Ready():
-		case <-a.waits.listsDone():
-			return true
-		case <-ctx.Done():
-			return false
+		default:
+			return true // served as it is; awaitAllReady reports the names
 		}
 	}
 	a.allReady(servers)
@@ -272,7 +292,7 @@ func (a *Aggregator) awaitCompletion(ctx context.Context, c *call) bool {
 	switch kind {
 	case "ref/prompt":
 		name, _ := jsonrpc.StringMember(c.p.ref, "name")
-		if _, listed := a.reg.Load().prompts[name]; listed {
+		if r, listed := a.reg.Load().prompts[name]; listed && !r.remembered {
 			return true
 		}
 		return a.awaitChildren(ctx, a.ownersOf(name))
@@ -327,8 +347,20 @@ func (a *Aggregator) listing() {
 
 // childUp tells the client, once a child is up and in the registry, that
 // its lists changed, when the client may have been answered a list
-// without it: tools, and prompts and resources when it has them.
+// without it (tools, and prompts and resources when it has them), or,
+// when what it listed when it last ran was listed for it, with those of
+// its lists that differ now (changedSince, which logs what changed).
 func (a *Aggregator) childUp(c *child) {
+	if r, ok := c.Recalled(); ok && !r.Failed {
+		changed := c.changedSince(r)
+		if c.quiet.Load() || !a.listedSoon.Load() {
+			return
+		}
+		for _, method := range changed {
+			a.tellClient(method)
+		}
+		return
+	}
 	if c.quiet.Load() || !a.listedSoon.Load() {
 		return
 	}

@@ -113,20 +113,23 @@ func TestSlowServerIsAnnouncedWhenUp(t *testing.T) {
 	}
 }
 
-// A client that takes its first tools/list as final (Codex) gets it once
-// the server still starting is up; its initialize and a call to the server
-// that is up are answered meanwhile.
+// A client that takes its first tools/list as final (Codex), on a fresh
+// start: its initialize waits, within its budget, for the server still
+// starting (a ping is answered meanwhile), and its first list, at once,
+// holds every server.
 func TestFirstListWaitsForAClientThatIgnoresListChanged(t *testing.T) {
 	t.Parallel()
 	h, release := slowStart(t, Options{})
-	h.exchange(initAs("codex-mcp-client"))
-	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast:x","inputSchema":{"type":"object"}}}`); !strings.Contains(got, `"id":3,"result"`) {
-		t.Fatalf("a call to the server that is up, while tools/list waits: %s", got)
+	h.send(initAs("codex-mcp-client"))
+	if got := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Fatalf("a ping while initialize waits: %s", got)
 	}
 	close(release)
-	if got, want := h.read(), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
+	if got := h.read(); !strings.Contains(got, `"id":1,"result"`) || !strings.Contains(got, `"prompts":{"listChanged":true}`) {
+		t.Fatalf("initialize, once slow is up: %s", got)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got, want := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fast:x","inputSchema":{"type":"object"}},{"name":"slow:x","inputSchema":{"type":"object"}}]}}`; got != want {
 		t.Fatalf("the first tools/list:\n got %s\nwant %s", got, want)
 	}
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)

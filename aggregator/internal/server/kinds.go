@@ -101,7 +101,13 @@ func kindChanged(method string) *Kind {
 
 // Refresh fetches the list l anew from the server (a resources/list of
 // the client's is answered with every server's current list).
-func (s *Server) Refresh(ctx context.Context, l *List) error { return l.refresh(s, ctx) }
+func (s *Server) Refresh(ctx context.Context, l *List) error {
+	if err := l.refresh(s, ctx); err != nil {
+		return err
+	}
+	s.remember()
+	return nil
+}
 
 // SetLevel sets a legacy server that has logging to level, unless it is
 // set to it already.

@@ -127,14 +127,7 @@ func (s *Server) refreshResources(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byURI := make(map[string][]byte, len(items))
-	for _, it := range items {
-		if uri, ok := jsonrpc.StringMember(it, "uri"); ok {
-			if _, dup := byURI[uri]; !dup {
-				byURI[uri] = it
-			}
-		}
-	}
+	byURI := resourceIndex(items)
 	s.mu.Lock()
 	if s.storable("resources/list", began) {
 		s.lists.Resources, s.lists.ResourceList, s.lists.Hints.Resources = byURI, items, hint
@@ -149,14 +142,7 @@ func (s *Server) refreshTemplates(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var ts []Template
-	for _, it := range items {
-		t, ok := jsonrpc.StringMember(it, "uriTemplate")
-		if !ok {
-			continue
-		}
-		ts = append(ts, Template{Template: uritemplate.Parse(t), Raw: it})
-	}
+	ts := templates(items)
 	s.mu.Lock()
 	if s.storable("resources/templates/list", began) {
 		s.lists.Templates, s.lists.Hints.Templates = ts, hint
@@ -171,17 +157,53 @@ func (s *Server) listNamed(ctx context.Context, method, field string) ([]Entry, 
 	if err != nil {
 		return nil, hint, err
 	}
+	entries := namedEntries(items, func(i int) {
+		s.set.Log.Warnf("server %q: %s: entry %d has no name; left out", s.key, method, i)
+	})
+	return entries, hint, nil
+}
+
+// namedEntries are the entries of a list of named entries (tools,
+// prompts); those without a name are left out, each told to leftOut.
+func namedEntries(items [][]byte, leftOut func(i int)) []Entry {
 	entries := make([]Entry, 0, len(items))
 	for i, it := range items {
 		rawName, ok := jsonrpc.Member(it, "name")
 		name, isString := jsonrpc.String(rawName)
 		if !ok || !isString || name == "" {
-			s.set.Log.Warnf("server %q: %s: entry %d has no name; left out", s.key, method, i)
+			leftOut(i)
 			continue
 		}
 		entries = append(entries, Entry{Name: name, RawName: rawName, Raw: it})
 	}
-	return entries, hint, nil
+	return entries
+}
+
+// resourceIndex is a resource list's entries by URI (the first of a URI
+// listed twice).
+func resourceIndex(items [][]byte) map[string][]byte {
+	byURI := make(map[string][]byte, len(items))
+	for _, it := range items {
+		if uri, ok := jsonrpc.StringMember(it, "uri"); ok {
+			if _, dup := byURI[uri]; !dup {
+				byURI[uri] = it
+			}
+		}
+	}
+	return byURI
+}
+
+// templates are a template list's entries with their matchers.
+func templates(items [][]byte) []Template {
+	var ts []Template
+	for _, it := range items {
+		t, ok := jsonrpc.StringMember(it, "uriTemplate")
+		if !ok {
+			continue
+		}
+		ts = append(ts, Template{Template: uritemplate.Parse(t), Raw: it})
+	}
+	return ts
 }
 
 // maxPages bounds the pages of one list, against a server that never stops
@@ -270,6 +292,7 @@ func (s *Server) refreshList(k *Kind) {
 		return
 	}
 	if s.Status().Initialized() {
+		s.remember()
 		s.events.ListChanged(k.Changed)
 	}
 }

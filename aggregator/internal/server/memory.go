@@ -1,52 +1,150 @@
 package server
 
 import (
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// Memory keeps what each server declared when it last opened its session,
-// so that a later session's initialize (or server/discover) answer can say
-// it without starting the server: servers start only when a request needs
-// them (the session's startup.go), yet the client learns their capabilities (extensions,
-// tasks, keys not invented yet) and instructions as from a direct
-// connection. A server never seen gets capabilities.Pending. Settings.Memory
-// may be nil: nothing is remembered.
+// Memory keeps, from one session to the next, what each server declared
+// and listed when it last ran (or that its last start failed), so that a
+// later session answers initialize (or server/discover) and its first
+// lists at once, exactly, before the server is up: servers start only when
+// a request needs them, and a client that lists once never waits on a
+// budget for what is known. Settings.Memory may be nil: nothing is
+// remembered, and every session starts as a fresh one.
 type Memory interface {
-	// Recall returns what s declared when it last started:
-	// {"capabilities":...,"instructions":...}, as Keep was given it.
+	// Recall returns the record Keep was last given for s.
 	Recall(s config.Server) ([]byte, bool)
-	// Keep records what s declared.
-	Keep(s config.Server, declared []byte)
+	// Keep records what s declared and listed (a record of this
+	// package's: {"capabilities":...,"instructions":...,"tools":[...],
+	// "prompts":[...],"resources":[...],"resourceTemplates":[...]}, the
+	// entries raw as the server listed them), or {"failed":true}.
+	Keep(s config.Server, record []byte)
 }
 
-// declared is what a server declared in its initialize or server/discover
-// result, as Memory keeps it: its capabilities member, raw, and its
-// instructions.
-func declared(result []byte) []byte {
-	caps, ok := jsonrpc.Member(result, "capabilities")
-	if !ok {
-		caps = []byte("{}")
+// Remembered is what Memory kept of a server: what it declared and listed
+// when it last ran, or, when nothing of an earlier run is kept, that its
+// last start failed.
+type Remembered struct {
+	Failed       bool // its last start failed; nothing else is known
+	Caps         capabilities.Server
+	Instructions string
+	Lists        Lists
+	declared     []byte // its capabilities, raw
+}
+
+// failedRecord is the record of a server whose start failed.
+var failedRecord = []byte(`{"failed":true}`)
+
+// readRecord reads a record Keep was given; false when it is not one (a
+// file of an older version, which kept declarations alone, is not one:
+// the server is not known).
+func readRecord(b []byte) (*Remembered, bool) {
+	if failed, _ := jsonrpc.Member(b, "failed"); string(failed) == "true" {
+		return &Remembered{Failed: true}, true
 	}
-	b := append([]byte(`{"capabilities":`), caps...)
-	if instructions, ok := jsonrpc.StringMember(result, "instructions"); ok && instructions != "" {
+	declared, ok := jsonrpc.Member(b, "capabilities")
+	if !ok || declared[0] != '{' {
+		return nil, false
+	}
+	r := &Remembered{declared: declared, Caps: capabilities.ParseServer(b)}
+	r.Instructions, _ = jsonrpc.StringMember(b, "instructions")
+	lists := make(map[string][][]byte, 4)
+	for _, field := range []string{"tools", "prompts", "resources", "resourceTemplates"} {
+		raw, ok := jsonrpc.Member(b, field)
+		if !ok {
+			return nil, false
+		}
+		items, err := jsonrpc.Elements(raw)
+		if err != nil {
+			return nil, false
+		}
+		lists[field] = items
+	}
+	r.Lists.Tools = namedEntries(lists["tools"], func(int) {})
+	r.Lists.Prompts = namedEntries(lists["prompts"], func(int) {})
+	r.Lists.Resources, r.Lists.ResourceList = resourceIndex(lists["resources"]), lists["resources"]
+	r.Lists.Templates = templates(lists["resourceTemplates"])
+	return r, true
+}
+
+// record is what Keep is given of a server that runs: what it declared
+// and its lists, the entries raw.
+func record(declared []byte, instructions string, l Lists) []byte {
+	b := append([]byte(`{"capabilities":`), declared...)
+	if instructions != "" {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
 	}
+	b = appendArray(append(b, `,"tools":`...), len(l.Tools), func(i int) []byte { return l.Tools[i].Raw })
+	b = appendArray(append(b, `,"prompts":`...), len(l.Prompts), func(i int) []byte { return l.Prompts[i].Raw })
+	b = appendArray(append(b, `,"resources":`...), len(l.ResourceList), func(i int) []byte { return l.ResourceList[i] })
+	b = appendArray(append(b, `,"resourceTemplates":`...), len(l.Templates), func(i int) []byte { return l.Templates[i].Raw })
 	return append(b, '}')
 }
 
-// remember keeps what the server declared, when there is a memory.
-func (s *Server) remember(result []byte) {
-	if m := s.set.Memory; m != nil {
-		m.Keep(s.cfg, declared(result))
+func appendArray(b []byte, n int, item func(int) []byte) []byte {
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, item(i)...)
 	}
+	return append(b, ']')
 }
 
-// Recalled is what the server declared when it last started, if that is
-// remembered.
-func (s *Server) Recalled() ([]byte, bool) {
-	if m := s.set.Memory; m != nil {
-		return m.Recall(s.cfg)
+// Recalled is what Memory kept of the server when the session began (read
+// once: what the server keeps while it runs is for the next session), if
+// anything.
+func (s *Server) Recalled() (*Remembered, bool) {
+	s.once.recall.Do(func() {
+		if m := s.set.Memory; m != nil {
+			if b, ok := m.Recall(s.cfg); ok {
+				s.recalled, _ = readRecord(b)
+			}
+		}
+	})
+	return s.recalled, s.recalled != nil
+}
+
+// remember keeps what the server declared and lists now, once it runs,
+// when that differs from what it kept last. One keeps at a time, so that
+// an older snapshot never overwrites a newer one.
+func (s *Server) remember() {
+	m := s.set.Memory
+	if m == nil {
+		return
 	}
-	return nil, false
+	s.Recalled() // what the session began with is read before it is overwritten
+	s.keeping.Lock()
+	defer s.keeping.Unlock()
+	s.mu.Lock()
+	if s.state != Running {
+		s.mu.Unlock()
+		return
+	}
+	b := record(s.declared, s.instructions, s.lists)
+	s.mu.Unlock()
+	if string(b) == string(s.kept) {
+		return
+	}
+	s.kept = b
+	m.Keep(s.cfg, b)
+}
+
+// rememberFailure keeps that the server's start failed, unless what it
+// declared and listed in an earlier run is kept: that stays, to be offered
+// again (a failure may pass).
+func (s *Server) rememberFailure() {
+	m := s.set.Memory
+	if m == nil {
+		return
+	}
+	if r, ok := s.Recalled(); ok && !r.Failed {
+		return
+	}
+	s.keeping.Lock()
+	defer s.keeping.Unlock()
+	m.Keep(s.cfg, failedRecord)
 }

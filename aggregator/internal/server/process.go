@@ -149,6 +149,9 @@ func (s *Server) Drop(err error) {
 	s.mu.Unlock()
 
 	s.set.Log.Errorf("server %q dropped: %v", s.key, err)
+	if was == Starting {
+		s.rememberFailure()
+	}
 	if s.conn != nil {
 		s.conn.Close(err)
 		// Reap it and whatever is left of its group; refused only once

@@ -128,7 +128,7 @@ type Server struct {
 	spawned  chan struct{} // closed once spawn has finished, either way, or it never will (settle)
 	inited   chan struct{} // closed once initialize was answered or failed
 	ready    chan struct{} // closed once running with lists fetched, or failed
-	once     struct{ spawn, inited, ready, start sync.Once }
+	once     struct{ spawn, inited, ready, start, recall sync.Once }
 	launched atomic.Bool     // a request needed it: its launch has begun
 	after    <-chan struct{} // closed once the process it replaces has stopped (a reload); nil: none
 
@@ -143,6 +143,9 @@ type Server struct {
 	modern     atomic.Bool              // it speaks the modern era; set before it is inited
 	notifies   notifyBucket             // the rate of its messages (pace.go); its reader's only
 	lineCost   float64                  // what the last line cost (0: 1), for pace; its reader's only
+	recalled   *Remembered              // what Memory kept of it when the session began (once.recall); nil: nothing
+	keeping    sync.Mutex               // one Keep at a time (memory.go); protects kept
+	kept       []byte                   // the record it last kept
 
 	mu           sync.Mutex // protects the fields below
 	state        State
@@ -151,6 +154,7 @@ type Server struct {
 	startup      time.Duration
 	version      string
 	caps         capabilities.Server
+	declared     []byte // its capabilities, raw, as Memory keeps them
 	instructions string
 	lists        Lists
 	reported     map[string]bool   // malformed entries already reported (lists.go): a list fetched again warns once

@@ -93,6 +93,7 @@ func (s *Server) start(plan Plan) {
 	s.startup = startup
 	s.mu.Unlock()
 	s.set.Log.Debugf("server %q: ready in %v, speaking %s", s.key, startup, version)
+	s.remember()
 	s.events.Up() // before its waiters go on: they find it in the session's registry
 	s.markReady()
 }
@@ -179,12 +180,7 @@ func (s *Server) initialize(ctx context.Context, params []byte) error {
 	if !eras.IsLegacy(version) {
 		return s.Errorf("answered initialize with protocol version %q, which is not one of %s", version, strings.Join(eras.LegacyVersions, ", "))
 	}
-	caps := capabilities.ParseServer(resp.Result)
-	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
-	s.mu.Lock()
-	s.version, s.caps, s.instructions = version, caps, instructions
-	s.mu.Unlock()
-	s.remember(resp.Result)
+	s.declare(version, resp.Result)
 	return s.conn.Notify("notifications/initialized", nil)
 }
 
@@ -213,14 +209,26 @@ func (s *Server) discover(ctx context.Context) (legacy bool, err error) {
 	if !eras.Lists(supported, eras.ModernVersion) {
 		return eras.ListsLegacy(supported), s.Errorf("supports %s, not %s", supported, eras.ModernVersion)
 	}
-	instructions, _ := jsonrpc.StringMember(resp.Result, "instructions")
-	s.mu.Lock()
-	s.version, s.caps, s.instructions = eras.ModernVersion, capabilities.ParseServer(resp.Result), instructions
-	s.lists.Hints.Discover = eras.ReadHint(resp.Result, time.Now())
-	s.modern.Store(true) // with its version: a Status never has one without the other
-	s.mu.Unlock()
-	s.remember(resp.Result)
+	s.declare(eras.ModernVersion, resp.Result)
 	return false, nil
+}
+
+// declare takes what the server declared in its initialize or
+// server/discover result: its version, capabilities and instructions, and
+// for the modern version its era and discover hint.
+func (s *Server) declare(version string, result []byte) {
+	declared, ok := jsonrpc.Member(result, "capabilities")
+	if !ok || declared[0] != '{' {
+		declared = []byte("{}")
+	}
+	instructions, _ := jsonrpc.StringMember(result, "instructions")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version, s.caps, s.declared, s.instructions = version, capabilities.ParseServer(result), declared, instructions
+	if version == eras.ModernVersion {
+		s.lists.Hints.Discover = eras.ReadHint(result, time.Now())
+		s.modern.Store(true) // with its version: a Status never has one without the other
+	}
 }
 
 // Call sends a request of the aggregator's own to the server (a list, a
