@@ -18,10 +18,10 @@ import (
 // fileMemory is the aggregator's Memory on disk: what each server declared
 // and listed when it last ran (its capabilities, instructions, tools,
 // prompts, resources and resource templates), or that its last start
-// failed; one file a server in the user's cache directory, named by a
-// hash of what starts it (command, args, the names of its env, cwd), so
-// that no value of the config is written in a name, and a changed entry
-// is a new server. Files are the user's alone (0600, in a 0700
+// failed; one file a server and scope (what the client declared) in the
+// user's cache directory, named by a hash of what starts it (command,
+// args, the names of its env, cwd) and the scope, so that no value of the
+// config is written in a name, and a changed entry is a new server. Files are the user's alone (0600, in a 0700
 // directory), and recalled only while others cannot write them. It is a
 // cache: what cannot be read is not remembered, what cannot be written is
 // said with --debug, and nothing fails.
@@ -47,13 +47,13 @@ func newFileMemory(log *aggregator.Logger, off bool) aggregator.Memory {
 	return &fileMemory{dir: filepath.Join(base, "mcp-simple-aggregator", "servers"), log: log}
 }
 
-// path is the file of s: a hash of what starts it.
-func (m *fileMemory) path(s config.Server) string {
+// path is the file of s in scope: a hash of what starts it and the scope.
+func (m *fileMemory) path(s config.Server, scope []byte) string {
 	names := make([]string, len(s.Env))
 	for i, e := range s.Env {
 		names[i] = e.Name // not its value: no secret goes into a hash that could be guessed at
 	}
-	id, _ := json.Marshal([]any{s.Command, s.Args, names, s.Dir})
+	id, _ := json.Marshal([]any{s.Command, s.Args, names, s.Dir, string(scope)})
 	sum := sha256.Sum256(id)
 	return filepath.Join(m.dir, hex.EncodeToString(sum[:16])+".json")
 }
@@ -61,8 +61,8 @@ func (m *fileMemory) path(s config.Server) string {
 // Recall reads what s declared when it last started, unless others than
 // the user can write the file or a directory above it (what it holds goes
 // to the model: instructions no other user may plant).
-func (m *fileMemory) Recall(s config.Server) ([]byte, bool) {
-	path := m.path(s)
+func (m *fileMemory) Recall(s config.Server, scope []byte) ([]byte, bool) {
+	path := m.path(s, scope)
 	if err := config.CheckOwnerOnly(path); err != nil {
 		m.warnOnce.Do(func() { m.log.Debugf("servers' capabilities are not recalled: %v", err) })
 		return nil, false
@@ -95,12 +95,12 @@ func readAtMost(path string, max int64) ([]byte, error) {
 
 // Keep writes the record of s, when it differs from what is kept: to a
 // file of its own first, then renamed, so that a reader never sees half.
-func (m *fileMemory) Keep(s config.Server, record []byte) {
+func (m *fileMemory) Keep(s config.Server, scope, record []byte) {
 	if len(record) > maxRecord {
 		m.log.Debugf("server %q: what it declared and listed is not remembered: %d bytes, more than %d", s.Key, len(record), maxRecord)
 		return
 	}
-	path := m.path(s)
+	path := m.path(s, scope)
 	if old, err := readAtMost(path, maxRecord); err == nil && bytes.Equal(old, record) {
 		return
 	}

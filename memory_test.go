@@ -18,18 +18,22 @@ func TestFileMemory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "servers")
 	m := &fileMemory{dir: dir, log: aggregator.NewLogger(io.Discard, "", false)}
 	s := config.Server{Key: "db", Command: "db-server", Args: []string{"--x"}, Env: []config.EnvVar{{Name: "TOKEN", Value: "secret-token"}}}
-	if _, ok := m.Recall(s); ok {
+	scope := []byte("2025-11-25\n{}")
+	if _, ok := m.Recall(s, scope); ok {
 		t.Fatal("recalled a server never kept")
 	}
 	declared := []byte(`{"capabilities":{"tools":{}},"instructions":"Ask db."}`)
-	m.Keep(s, declared)
-	if got, ok := m.Recall(s); !ok || string(got) != string(declared) {
+	m.Keep(s, scope, declared)
+	if got, ok := m.Recall(s, scope); !ok || string(got) != string(declared) {
 		t.Fatalf("recalled %s, %t; want %s", got, ok, declared)
 	}
 	other := s
 	other.Args = []string{"--y"}
-	if _, ok := m.Recall(other); ok {
+	if _, ok := m.Recall(other, scope); ok {
 		t.Error("a server started otherwise (other args) recalls the first one's")
+	}
+	if _, ok := m.Recall(s, []byte(`2025-11-25\n{"roots":{}}`)); ok {
+		t.Error("a client that declared otherwise recalls what the server told the first one")
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != 1 {
@@ -45,7 +49,7 @@ func TestFileMemory(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m.Recall(s); ok {
+	if _, ok := m.Recall(s, scope); ok {
 		t.Error("recalled from a directory everyone can write")
 	}
 }

@@ -64,23 +64,26 @@ type mapMemory struct {
 
 func newMapMemory() *mapMemory { return &mapMemory{kept: map[string][]byte{}} }
 
-func (m *mapMemory) Recall(s config.Server) ([]byte, bool) {
+// Recall and Keep keep one record a server and scope.
+func (m *mapMemory) Recall(s config.Server, scope []byte) ([]byte, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	b, ok := m.kept[s.Key]
+	b, ok := m.kept[s.Key+"\x00"+string(scope)]
 	return b, ok
 }
 
-func (m *mapMemory) Keep(s config.Server, record []byte) {
+func (m *mapMemory) Keep(s config.Server, scope, record []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.kept[s.Key] = append([]byte(nil), record...)
+	m.kept[s.Key+"\x00"+string(scope)] = append([]byte(nil), record...)
 }
 
+// record is what is kept of server key for a client of protocol
+// 2025-11-25 that declared no capabilities.
 func (m *mapMemory) record(key string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return string(m.kept[key])
+	return string(m.kept[key+"\x00"+"2025-11-25\n{}"])
 }
 
 // warmMemory is what a first session over keys leaves remembered: its

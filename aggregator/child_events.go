@@ -51,7 +51,7 @@ func (c *child) Dropped(why error, wasRunning bool) {
 	if wasRunning {
 		c.host.session.rebuild()
 		announceLists(c.Status().Caps, c.host.session.tellClient)
-	} else if r, ok := c.Recalled(); ok && !r.Failed && c.Status().State == server.Failed { // what it listed when it last ran was listed for it; a reload announces for itself
+	} else if r, ok := c.recalled(); ok && !r.Failed && c.Status().State == server.Failed { // what it listed when it last ran was listed for it; a reload announces for itself
 		c.host.session.rebuild()
 		announceLists(r.Caps, c.host.session.tellClient)
 	}

@@ -56,6 +56,18 @@ func (cs *clientSession) childMeta() []byte {
 	return eras.RequestMeta(s.caps.Raw(), info, cs.level())
 }
 
+// memoryScope is what the servers' answers may depend on of the client,
+// under which what they declare and list is remembered (server.Memory):
+// the protocol version agreed and the capabilities the client declared,
+// as it wrote them. nil before the session began.
+func (cs *clientSession) memoryScope() []byte {
+	s := cs.began.Load()
+	if !s.received {
+		return nil
+	}
+	return append(append([]byte(s.version), '\n'), s.caps.Raw()...)
+}
+
 // begin records the start of the session; it reports false when it began
 // already.
 func (s *clientSession) begin(init clientInit) bool {

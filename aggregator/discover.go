@@ -85,7 +85,7 @@ func readModern(c *call) (modernRequest, []byte) {
 func (a *Aggregator) beginModern(r modernRequest) {
 	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: capabilities.ParseClient(r.caps), info: r.info})
 	name, _ := jsonrpc.StringMember(r.info, "name")
-	a.beginClient(name, server.Plan{Probe: true, Init: a.childInitParams(eras.LatestLegacy)})
+	a.beginClient(name, server.Plan{Probe: true, Init: a.childInitParams(eras.LatestLegacy), Scope: a.client.memoryScope()})
 	a.log.Debugf("client speaks protocol %s (%s); each server is probed with server/discover when it starts", eras.ModernVersion, printable.Clip(r.info))
 	a.openGate() // a modern session has no notifications/initialized
 }

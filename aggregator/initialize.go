@@ -33,7 +33,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
 	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
-	a.beginClient(clientName, server.Plan{Init: a.childInitParams(version)})
+	a.beginClient(clientName, server.Plan{Init: a.childInitParams(version), Scope: a.client.memoryScope()})
 	return nil
 }
 
@@ -105,7 +105,7 @@ func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 			// Not started, or its session not open yet: what it declared
 			// when it last ran; nothing when its last start failed; and
 			// when nothing is remembered, what any server may offer.
-			r, ok := c.Recalled()
+			r, ok := c.recalled()
 			switch {
 			case !ok:
 				pending = true

@@ -41,6 +41,13 @@ import (
 // fresh one.
 type Memory = server.Memory
 
+// recalled is what the child declared and listed when it last ran, for a
+// client that declared what this one did (clientSession.memoryScope); nothing
+// before the session began.
+func (c *child) recalled() (*server.Remembered, bool) {
+	return c.Recalled(c.host.client.memoryScope())
+}
+
 // standIn is what the child declared and listed when it last ran, while
 // that stands in for it: it is not up yet (st is its status), and a run of
 // it is remembered.
@@ -48,7 +55,7 @@ func (c *child) standIn(st server.Status) (*server.Remembered, bool) {
 	if st.State != server.Starting {
 		return nil, false
 	}
-	r, ok := c.Recalled()
+	r, ok := c.recalled()
 	if !ok || r.Failed {
 		return nil, false
 	}
@@ -58,7 +65,7 @@ func (c *child) standIn(st server.Status) (*server.Remembered, bool) {
 // remembered reports whether a run of the child is remembered (whether
 // or not it stands in for it now).
 func (c *child) remembered() bool {
-	r, ok := c.Recalled()
+	r, ok := c.recalled()
 	return ok && !r.Failed
 }
 
@@ -70,7 +77,7 @@ func (c *child) unknown() bool {
 	if st.Version != "" || st.Dropped() {
 		return false
 	}
-	_, recalled := c.Recalled()
+	_, recalled := c.recalled()
 	return !recalled
 }
 

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
@@ -174,4 +175,37 @@ func TestRememberedPromptsAndResourcesAreListed(t *testing.T) {
 			t.Errorf("%s before k is up:\n got %s\nwant %s", req, got, want)
 		}
 	}
+}
+
+// What a server declared and listed to a client is remembered for clients
+// that declare the same: a client that declares otherwise (roots, to
+// which a server may list more tools) starts fresh, its initialize
+// waiting for the server.
+func TestMemoryIsPerWhatTheClientDeclared(t *testing.T) {
+	t.Parallel()
+	memory := warmWith(t, `{"name":"a","inputSchema":{"type":"object"}}`)
+	var started atomic.Int32
+	h := serveOptions(t, Options{Memory: memory, Start: func(config.Server) (Process, error) {
+		started.Add(1)
+		return startFake(func(method string, p []byte) string {
+			if method == "initialize" && !strings.Contains(string(p), `"roots"`) {
+				t.Errorf("the server was initialized without the client's roots: %s", p)
+			}
+			return gatedServer(closed(), `{"name":"a","inputSchema":{"type":"object"}}`, `{"name":"roots_only","inputSchema":{"type":"object"}}`)(method, p)
+		}), nil
+	}}, "k")
+	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"mcp","version":"1"}}}`)
+	if n := started.Load(); n != 1 {
+		t.Errorf("initialize of a client that declared roots started %d servers, want 1: nothing is remembered for it", n)
+	}
+	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); !strings.Contains(got, `"k:roots_only"`) {
+		t.Errorf("its first list: %s", got)
+	}
+}
+
+// closed is a closed channel.
+func closed() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
 }

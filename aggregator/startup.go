@@ -351,7 +351,7 @@ func (a *Aggregator) listing() {
 // when what it listed when it last ran was listed for it, with those of
 // its lists that differ now (changedSince, which logs what changed).
 func (a *Aggregator) childUp(c *child) {
-	if r, ok := c.Recalled(); ok && !r.Failed {
+	if r, ok := c.recalled(); ok && !r.Failed {
 		changed := c.changedSince(r)
 		if c.quiet.Load() || !a.listedSoon.Load() {
 			return

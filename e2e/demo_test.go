@@ -28,10 +28,18 @@ const demoLimit = 3 * time.Minute
 const demoTranscript = `mcp-simple-aggregator --config examples/demo.json: one client, two servers (notes, calc), one connection.
 
 --> initialize
-<-- mcp-simple-aggregator VERSION, protocol 2025-11-25, at once: no server has started yet (each starts when a request needs it)
+<-- mcp-simple-aggregator VERSION, protocol 2025-11-25: a first start (--no-memory), so initialize started both servers to say what they declare
+    the servers' instructions, each under its key:
+      ## notes
+
+      Notes kept for this session: add, list, read and delete them by title.
+
+      ## calc
+
+      Arithmetic on two numbers, rounded to 4 decimal places.
 
 --> tools/list
-<-- 8 tools in one list, from both servers (started for it), named KEY:tool:
+<-- 8 tools in one list, from both servers, named KEY:tool:
       notes:add      Add a note, or replace the note of that title.
       notes:list     List the titles of all notes.
       notes:read     Read the note of a title.

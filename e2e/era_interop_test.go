@@ -151,9 +151,9 @@ type eraDirect struct {
 
 // run runs client c with the options of ch's scenario and prefix, on the
 // server command argv, in interopDir within eraRunLimit, and parses its
-// report. The environment carries quickRaceExit (era-client.mjs and the Go
-// SDK's CommandTransport pass theirs on to the server they spawn).
-func (p *eraPeers) run(what string, c eraClient, ch eraChild, prefix string, argv []string) *eraRun {
+// report. The environment carries quickRaceExit and env (era-client.mjs and
+// the Go SDK's CommandTransport pass theirs on to the server they spawn).
+func (p *eraPeers) run(what string, c eraClient, ch eraChild, prefix string, argv []string, env ...string) *eraRun {
 	ctx, cancel := context.WithTimeout(context.Background(), eraRunLimit)
 	defer cancel()
 	opts := []string{"--scenario", ch.scenario}
@@ -167,7 +167,7 @@ func (p *eraPeers) run(what string, c eraClient, ch eraChild, prefix string, arg
 		cmd = exec.CommandContext(ctx, "node", append(append(append([]string{"era-client.mjs"}, c.args...), opts...), append([]string{"--"}, argv...)...)...)
 	}
 	cmd.Dir = interopDir
-	cmd.Env = append(os.Environ(), quickRaceExit)
+	cmd.Env = append(append(os.Environ(), quickRaceExit), env...)
 	cmd.WaitDelay = 5 * time.Second // the server it spawned may hold the pipes
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -407,7 +407,7 @@ func TestInteropEra(t *testing.T) {
 					t.Fatalf("the direct reference failed (a problem of the peers): %v", ref)
 				}
 
-				agg := peers.run(c.name+" via the aggregator on "+ch.name, c, ch, ch.key+":", []string{aggregatorBin, "--config", eraConfig(t, ch)})
+				agg := peers.run(c.name+" via the aggregator on "+ch.name, c, ch, ch.key+":", []string{aggregatorBin, "--config", eraConfig(t, ch)}, emptyCache(t))
 				res.wall = agg.wall
 				t.Logf("direct (%s): %s", ref.what, ref.stdout)
 				t.Logf("via the aggregator (%s): %s", agg.wall.Round(time.Millisecond), agg.stdout)

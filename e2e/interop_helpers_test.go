@@ -72,6 +72,12 @@ func interopSubtests(t *testing.T, f func(t *testing.T, sep string)) {
 	}
 }
 
+// emptyCache is the environment variable that gives the aggregators a
+// peer starts a cache directory of their own, empty: every interop run is
+// a fresh start, the aggregator remembering nothing of its servers, as on
+// a new install, in a container or on a CI runner.
+func emptyCache(t *testing.T) string { return "XDG_CACHE_HOME=" + t.TempDir() }
+
 // interopRun is one run of an interop script.
 type interopRun struct {
 	script         string
@@ -92,7 +98,7 @@ func runInteropScript(t *testing.T, limit time.Duration, script, cfg, sep string
 	argv := append(append([]string{script, "--sep", sep}, args...), "--", aggregatorBin, "--config", cfg, "--separator", sep)
 	cmd := exec.CommandContext(ctx, "node", argv...)
 	cmd.Dir = interopDir
-	cmd.Env = append(os.Environ(), quickRaceExit)
+	cmd.Env = append(os.Environ(), quickRaceExit, emptyCache(t))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

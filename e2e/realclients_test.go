@@ -140,7 +140,7 @@ func runClient(t *testing.T, c realClient, url, server string, aggregator []stri
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args[1:]...)
 	cmd.Dir = home
-	cmd.Env = append(os.Environ(), append(env, "HOME="+home, quickRaceExit)...)
+	cmd.Env = append(os.Environ(), append(env, "HOME="+home, quickRaceExit, emptyCache(t))...)
 	cmd.Stdin = nil
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

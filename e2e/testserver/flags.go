@@ -31,6 +31,8 @@ type config struct {
 	tasks        bool
 	caps         map[string]bool
 	startedFile  string // append one line here at start
+	capsJSON     string // raw members added to the capabilities of initialize
+	toolsFile    string // a JSON array of tool definitions, read at each tools/list
 
 	hostile        bool          // list and serve the tools of hostile.go
 	malformed      bool          // list and serve what clients cannot read (malformed.go)
@@ -63,6 +65,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return json.Unmarshal([]byte(v), &cfg.toolNames)
 	})
 	fs.StringVar(&cfg.startedFile, "started-file", "", "append one line 'NAME PID' to this file at start, so a test counts the processes started")
+	fs.StringVar(&cfg.capsJSON, "caps-json", "", `raw members added to initialize's capabilities, e.g. "extensions":{"io.modelcontextprotocol/ui":{}},"newThing":{}`)
+	fs.StringVar(&cfg.toolsFile, "tools-file", "", "list also the tools of this file (a JSON array of tool definitions), read anew at each tools/list: a test changes what the server lists from one run to the next")
 	fs.BoolVar(&cfg.hostile, "hostile", false, "also list and serve the misbehaving tools pid, closeout, flood, samplemany, slowline (see hostile.go)")
 	fs.BoolVar(&cfg.malformed, "malformed", false, "also list entries the MCP schema refuses and serve the tool shapeless (see malformed.go)")
 	fs.StringVar(&cfg.exitOnDiscover, "exit-on-discover", "", "on server/discover, exit if FILE does not exist (creating it), else answer -32601 (see hostile.go)")

@@ -65,6 +65,9 @@ func (s *server) initialize(ctx context.Context, params json.RawMessage) ([]byte
 	if s.cfg.tasks {
 		b = append(b, taskCapability...)
 	}
+	if s.cfg.capsJSON != "" {
+		b = append(append(b, ','), s.cfg.capsJSON...)
+	}
 	b = append(b, `},"serverInfo":{"name":`...)
 	b = append(b, jsonString(s.cfg.name)...)
 	b = append(b, `,"version":"1.0.0"}`...)

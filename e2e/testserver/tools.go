@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -109,6 +110,27 @@ func (s *server) allTools() [][]byte {
 	}
 	for _, name := range added {
 		items = append(items, []byte(addedDef(name)))
+	}
+	return append(items, s.fileTools()...)
+}
+
+// fileTools are the tool definitions of -tools-file, as the file has them
+// now; none when it cannot be read.
+func (s *server) fileTools() [][]byte {
+	if s.cfg.toolsFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(s.cfg.toolsFile)
+	if err != nil {
+		return nil
+	}
+	var defs []json.RawMessage
+	if json.Unmarshal(b, &defs) != nil {
+		return nil
+	}
+	items := make([][]byte, len(defs))
+	for i, d := range defs {
+		items[i] = d
 	}
 	return items
 }

@@ -121,10 +121,10 @@ func printInitialize(out io.Writer, result json.RawMessage) {
 		Instructions    string
 	}
 	json.Unmarshal(result, &r)
-	fmt.Fprintf(out, "<-- %s %s, protocol %s, at once: no server has started yet (each starts when a request needs it)\n",
+	fmt.Fprintf(out, "<-- %s %s, protocol %s: a first start (--no-memory), so initialize started both servers to say what they declare\n",
 		r.ServerInfo.Name, r.ServerInfo.Version, r.ProtocolVersion)
 	if r.Instructions != "" {
-		fmt.Fprintf(out, "    the servers' instructions, as they gave them when they last started:\n%s", indent(r.Instructions, "      "))
+		fmt.Fprintf(out, "    the servers' instructions, each under its key:\n%s", indent(r.Instructions, "      "))
 	}
 }
 
@@ -136,7 +136,7 @@ func printTools(out io.Writer, result json.RawMessage) error {
 	if err := json.Unmarshal(result, &r); err != nil {
 		return fmt.Errorf("tools/list result %s: %w", result, err)
 	}
-	fmt.Fprintf(out, "<-- %d tools in one list, from both servers (started for it), named KEY:tool:\n", len(r.Tools))
+	fmt.Fprintf(out, "<-- %d tools in one list, from both servers, named KEY:tool:\n", len(r.Tools))
 	for _, t := range r.Tools {
 		fmt.Fprintf(out, "      %-14s %s\n", t.Name, t.Description)
 	}

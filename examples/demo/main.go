@@ -69,11 +69,12 @@ func run(out io.Writer) error {
 
 	ctx, cancel := context.WithTimeout(context.Background(), sessionLimit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--config", filepath.Join("examples", "demo.json"))
+	// --no-memory: the aggregator neither reads nor writes what servers
+	// declared and listed in the user's cache, so every demo is a first
+	// start, as on a new install; the servers inherit the user's
+	// environment unchanged (their Go build cache among it).
+	cmd := exec.CommandContext(ctx, bin, "--config", filepath.Join("examples", "demo.json"), "--no-memory")
 	cmd.Dir = root // the config runs "go run ./examples/notes"
-	// A cache of its own: the aggregator has never seen these servers, as
-	// on a first run (it remembers what servers declared in the user's).
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	c, err := startClient(cmd)

@@ -13,14 +13,19 @@ import (
 // a request needs them, and a client that lists once never waits on a
 // budget for what is known. Settings.Memory may be nil: nothing is
 // remembered, and every session starts as a fresh one.
+//
+// What a server declares and lists may depend on what the client
+// declared (the reference "everything" server lists get-roots-list only
+// to a client with roots), so it is kept per scope (Plan.Scope): what a
+// client that declared otherwise was told is not recalled for this one.
 type Memory interface {
-	// Recall returns the record Keep was last given for s.
-	Recall(s config.Server) ([]byte, bool)
-	// Keep records what s declared and listed (a record of this
+	// Recall returns the record Keep was last given for s in scope.
+	Recall(s config.Server, scope []byte) ([]byte, bool)
+	// Keep records what s declared and listed in scope (a record of this
 	// package's: {"capabilities":...,"instructions":...,"tools":[...],
 	// "prompts":[...],"resources":[...],"resourceTemplates":[...]}, the
 	// entries raw as the server listed them), or {"failed":true}.
-	Keep(s config.Server, record []byte)
+	Keep(s config.Server, scope, record []byte)
 }
 
 // Remembered is what Memory kept of a server: what it declared and listed
@@ -94,13 +99,17 @@ func appendArray(b []byte, n int, item func(int) []byte) []byte {
 	return append(b, ']')
 }
 
-// Recalled is what Memory kept of the server when the session began (read
-// once: what the server keeps while it runs is for the next session), if
-// anything.
-func (s *Server) Recalled() (*Remembered, bool) {
+// Recalled is what Memory kept of the server in scope (the session's,
+// Plan.Scope) when the session began, if anything: read once, for the
+// session (what the server keeps while it runs is for the next one).
+// Before the session began (scope nil) nothing is recalled.
+func (s *Server) Recalled(scope []byte) (*Remembered, bool) {
+	if scope == nil {
+		return nil, false
+	}
 	s.once.recall.Do(func() {
 		if m := s.set.Memory; m != nil {
-			if b, ok := m.Recall(s.cfg); ok {
+			if b, ok := m.Recall(s.cfg, scope); ok {
 				s.recalled, _ = readRecord(b)
 			}
 		}
@@ -113,10 +122,10 @@ func (s *Server) Recalled() (*Remembered, bool) {
 // an older snapshot never overwrites a newer one.
 func (s *Server) remember() {
 	m := s.set.Memory
-	if m == nil {
+	if m == nil || s.scope == nil {
 		return
 	}
-	s.Recalled() // what the session began with is read before it is overwritten
+	s.Recalled(s.scope) // what the session began with is read before it is overwritten
 	s.keeping.Lock()
 	defer s.keeping.Unlock()
 	s.mu.Lock()
@@ -130,7 +139,7 @@ func (s *Server) remember() {
 		return
 	}
 	s.kept = b
-	m.Keep(s.cfg, b)
+	m.Keep(s.cfg, s.scope, b)
 }
 
 // rememberFailure keeps that the server's start failed, unless what it
@@ -138,13 +147,13 @@ func (s *Server) remember() {
 // again (a failure may pass).
 func (s *Server) rememberFailure() {
 	m := s.set.Memory
-	if m == nil {
+	if m == nil || s.scope == nil {
 		return
 	}
-	if r, ok := s.Recalled(); ok && !r.Failed {
+	if r, ok := s.Recalled(s.scope); ok && !r.Failed {
 		return
 	}
 	s.keeping.Lock()
 	defer s.keeping.Unlock()
-	m.Keep(s.cfg, failedRecord)
+	m.Keep(s.cfg, s.scope, failedRecord)
 }

@@ -143,6 +143,7 @@ type Server struct {
 	modern     atomic.Bool              // it speaks the modern era; set before it is inited
 	notifies   notifyBucket             // the rate of its messages (pace.go); its reader's only
 	lineCost   float64                  // what the last line cost (0: 1), for pace; its reader's only
+	scope      []byte                   // its plan's Scope, set once at Launch
 	recalled   *Remembered              // what Memory kept of it when the session began (once.recall); nil: nothing
 	keeping    sync.Mutex               // one Keep at a time (memory.go); protects kept
 	kept       []byte                   // the record it last kept

@@ -36,6 +36,10 @@ type Plan struct {
 	Probe bool
 	// Init: the params of initialize for a legacy server.
 	Init []byte
+	// Scope: what the servers' answers may depend on of the client (its
+	// protocol version and capabilities), under which what they declare
+	// and list is remembered (Memory).
+	Scope []byte
 }
 
 // errProbeTimeout ends a server/discover probe that got no answer in time.
@@ -56,6 +60,7 @@ func (s *Server) Launch(plan Plan) {
 	if !s.launched.CompareAndSwap(false, true) {
 		return
 	}
+	s.scope = plan.Scope // before its start: read by what it keeps
 	s.set.Life.Go(func() {
 		s.once.start.Do(func() {
 			s.spawnOnce()
