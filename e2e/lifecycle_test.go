@@ -254,11 +254,16 @@ func TestChildrenThatFailToStartAreReportedAndTheOthersServe(t *testing.T) {
 
 func TestStartupTimeoutDropsAHungChildAndStopsIt(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha"), ts("hung", "-hang-init")}, "--startup-timeout", "500ms", "--debug")
-	s.initialize("2025-11-25", "{}")
-	list := s.request("tools/list", "") // starts them: answered without the hung child
+	// A fresh start: initialize starts them, and is answered within the
+	// client's budget, without the hung child.
+	init := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1.0"}}`)
 	s.waitStderr(`server "hung": started`)
 	hung := childByKey(t, s, "hung")
-	names := toolNames(t, s.response(list).Result)
+	if m := s.response(init); m.Result == nil {
+		t.Fatalf("initialize: %s", m.line)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	names := toolNames(t, s.result("tools/list", ""))
 	if hasPrefixed(names, "hung") || !slices.Contains(names, "alpha:echo") {
 		t.Errorf("tools: %v, want alpha's only", names)
 	}
@@ -305,7 +310,7 @@ func TestChildDyingAtRunTimeIsDroppedForGood(t *testing.T) {
 		t.Errorf("dead child %d not reaped", alpha)
 	}
 	m = s.call("tools/call", `{"name":"alpha:echo","arguments":{}}`)
-	if code, message := m.errorCode(); code != -32603 || message != `Tool alpha:echo is unavailable: server "alpha" stopped working and was dropped (the aggregator's log says why)` {
+	if code, message := m.errorCode(); code != -32601 || message != `Tool not found: alpha:echo: server "alpha" stopped working and was dropped (the aggregator's log says why)` {
 		t.Errorf("call to the dead child's tool: %s", m.line)
 	}
 	if got := toolText(t, s.result("tools/call", `{"name":"beta:echo","arguments":{"b":1}}`)); got != `{"b":1}` {

@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -208,10 +211,10 @@ func parseAdvertisedInit(t *testing.T, raw json.RawMessage) advertisedInit {
 	return r
 }
 
-// The initialize answer starts no server and hides nothing a server may
-// offer: before the servers ever started, what any server may have; in a
-// later session (what they declared remembered in the cache directory),
-// that and what they declared, still starting none.
+// The initialize answer says what the servers declare, exactly, and
+// nothing they do not: on a fresh start (an empty cache directory) it
+// starts them and waits for them; in a later session (what they declared
+// remembered in the cache directory) it says the same, starting none.
 func TestInitializeAdvertisesWhatTheChildrenOffer(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -224,12 +227,21 @@ func TestInitializeAdvertisesWhatTheChildrenOffer(t *testing.T) {
 		{"tools only", []server{ts("alpha"), ts("beta")}, []string{"tools"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			started := filepath.Join(t.TempDir(), "started")
+			for i := range tc.servers {
+				tc.servers[i].args = append(tc.servers[i].args, "-started-file", started)
+			}
 			cache, cfg := t.TempDir(), writeConfig(t, tc.servers...)
 			check := func(session int, s *session) {
 				r := parseAdvertisedInit(t, s.initialize("2025-11-25", "{}"))
-				for _, name := range append([]string{"tools", "prompts", "resources", "logging", "completions", "tasks"}, tc.caps...) {
+				for _, name := range tc.caps {
 					if _, ok := r.Capabilities[name]; !ok {
 						t.Errorf("session %d: capabilities %v: no %s", session, r.Capabilities, name)
+					}
+				}
+				for name, value := range r.Capabilities {
+					if !slices.Contains(tc.caps, name) {
+						t.Errorf("session %d: capabilities offer %s %s, which no server declared", session, name, value)
 					}
 				}
 				var tools struct{ ListChanged bool }
@@ -244,7 +256,12 @@ func TestInitializeAdvertisesWhatTheChildrenOffer(t *testing.T) {
 			check(1, first)
 			first.startServers()
 			first.closeAndWait()
-			check(2, startCached(t, cache, "--config", cfg))
+			second := startCached(t, cache, "--config", cfg)
+			check(2, second)
+			second.closeAndWait()
+			if b, _ := os.ReadFile(started); bytes.Count(b, []byte("\n")) != len(tc.servers) {
+				t.Errorf("server processes started:\n%s\nwant one a server, in the first session (the second's initialize is answered from memory)", b)
+			}
 		})
 	}
 }

@@ -76,18 +76,17 @@ func TestPingAndUnknownMethodsAreAnsweredBeforeAndAfterInitialize(t *testing.T) 
 	}
 }
 
-// initialize waits for no server; a first list that waits for one that
-// hangs (for a client that lists once, Codex: up to 24 s) holds up nothing
-// else: ping is answered meanwhile.
-func TestPingIsAnsweredWhileTheFirstListWaitsForAChild(t *testing.T) {
+// On a fresh start, initialize waits for a server that hangs, within the
+// client's budget (for a client that lists once, Codex: up to 24 s), and
+// holds up nothing else: ping is answered meanwhile.
+func TestPingIsAnsweredWhileInitializeWaitsForAChild(t *testing.T) {
 	s := startConfig(t, []server{ts("alpha", "-hang-init")})
-	s.result("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"codex-mcp-client","version":"1.0"}}`)
-	listID := s.request("tools/list", "")
+	initID := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"codex-mcp-client","version":"1.0"}}`)
 	if r := s.result("ping", ""); string(r) != "{}" {
 		t.Errorf("ping: result %s, want {}", r)
 	}
-	if n := s.count(func(m *msg) bool { return m.isResponse() && string(m.ID) == listID }); n != 0 {
-		t.Fatalf("the first list was answered although its server hangs, well within Codex's budget")
+	if n := s.count(func(m *msg) bool { return m.isResponse() && string(m.ID) == initID }); n != 0 {
+		t.Fatalf("initialize was answered although its server hangs, well within Codex's budget")
 	}
 	// Stop now rather than give the pending list its grace period.
 	s.cmd.Process.Signal(syscall.SIGTERM)
