@@ -29,18 +29,16 @@ package e2e
 //
 // Each scenario runs with an empty cache (a fresh start: the aggregator
 // remembers nothing of its servers, as on a new install or in a container)
-// and with a warm one (a run of --check over the same config before it,
-// with the same cache directory, left what each server declared and
-// listed, or that it failed).
+// and with a warm one (sessions before it, with the same cache directory
+// and a client that declared the same, left what each server declared and
+// listed, or that it failed: warmUp).
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -115,7 +113,7 @@ type cacheStart string
 
 const (
 	freshStart cacheStart = "fresh" // nothing: an empty cache directory
-	warmStart  cacheStart = "warm"  // what --check over the same config left
+	warmStart  cacheStart = "warm"  // what sessions before left (warmUp)
 )
 
 var diffScenarios = []diffScenario{
@@ -675,21 +673,58 @@ func newDiffRun(t *testing.T, sc diffScenario, dir string, through bool) *diffRu
 	return r
 }
 
-// warmUp runs --check over the run's config with its cache directory, as
-// a session before this one: what each server declared and listed, or
-// that it failed to start, is remembered. The processes it started are
-// not counted.
+// warmUp runs the sessions before this one, with the run's cache
+// directory: a legacy client and a 2026-07-28 one, each declaring what the
+// scripts' clients declare (what is remembered is per protocol version and
+// capabilities), each calling a tool of every server, which waits until
+// that server is up, its lists remembered, or has failed, its failure
+// remembered. The processes they started are not counted.
 func (r *diffRun) warmUp(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command(aggregatorBin, "--check", "--config", r.config, "--startup-timeout", diffStartupTimeout)
-	cmd.Env = append(os.Environ(), quickRaceExit, "XDG_CACHE_HOME="+r.cache)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) { // exit 1: a server did not start, as some never do
-		t.Fatalf("the warm-up (--check): %v\n%s", err, out)
+	var wg sync.WaitGroup
+	for _, modern := range []bool{false, true} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.warmUpSession(t, modern)
+		}()
+	}
+	wg.Wait()
+	if entries, _ := os.ReadDir(filepath.Join(r.cache, "mcp-simple-aggregator", "servers")); len(entries) == 0 {
+		t.Fatalf("the warm-up left nothing remembered in %s", r.cache)
 	}
 	r.warmed = r.startedInFile()
-	r.logf("warmed up: %d processes\n%s", r.warmed, out)
+}
+
+// warmUpSession is one session of warmUp.
+func (r *diffRun) warmUpSession(t *testing.T, modern bool) {
+	p, err := startPeer("the warm-up", []string{aggregatorBin, "--config", r.config, "--startup-timeout", diffStartupTimeout},
+		quickRaceExit, "XDG_CACHE_HOME="+r.cache)
+	if err != nil {
+		t.Errorf("the warm-up: %v", err)
+		return
+	}
+	defer p.close()
+	meta := ""
+	if modern {
+		meta = diffModernMeta + ","
+		p.request("server/discover", "{"+diffModernMeta+"}", time.Minute)
+	} else {
+		p.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"warm-up","version":"1.0"}}`, time.Minute)
+		p.notify("notifications/initialized")
+	}
+	p.request("tools/list", "{"+strings.TrimSuffix(meta, ",")+"}", time.Minute)
+	var wg sync.WaitGroup
+	for _, s := range r.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if a := p.request("tools/call", fmt.Sprintf(`{%s"name":%q,"arguments":{}}`, meta, s.key+":hello"), time.Minute); a.cat == timedOut || a.cat == lost {
+				t.Errorf("the warm-up: a call of %s: %v", s.key, a)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (r *diffRun) mode() string {
