@@ -206,3 +206,41 @@ func TestClientTasksOfAServerAreBounded(t *testing.T) {
 		t.Errorf("k's tasks/get of a forgotten client task answered %s", bad)
 	}
 }
+
+// The client's -32602 to a child's tasks/cancel of a task that has ended
+// (the spec's answer to cancelling a task in a terminal status) or to its
+// tasks/result (the error its request ended with) does not make the
+// aggregator forget the task: the child's tasks/list still gets it, as the
+// client lists it, and its tasks/get still reaches the client. Only a
+// -32602 to tasks/get says the client no longer knows the task.
+func TestClientTaskEndedStaysTheChilds(t *testing.T) {
+	t.Parallel()
+	h, pp := servePuppets(t, "a")
+	a := pp["a"]
+	a.say(`{"jsonrpc":"2.0","id":"s","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,"task":{"ttl":60000}}}`)
+	req := h.read()
+	h.send(`{"jsonrpc":"2.0","id":` + idOf(t, req) + `,"result":{"task":{"taskId":"client-7","status":"working","ttl":60000}}}`)
+	a.heard(t)
+	for i, tt := range []struct{ method, refusal string }{
+		{"tasks/cancel", "Cannot cancel task in terminal status: completed"},
+		{"tasks/result", "Invalid params: the sampling request was invalid"},
+	} {
+		a.say(`{"jsonrpc":"2.0","id":"q","method":"` + tt.method + `","params":{"taskId":"client-7"}}`)
+		req = h.read()
+		h.send(`{"jsonrpc":"2.0","id":` + idOf(t, req) + `,"error":{"code":-32602,"message":"` + tt.refusal + `"}}`)
+		if got, want := a.heard(t), `{"jsonrpc":"2.0","id":"q","error":{"code":-32602,"message":"`+tt.refusal+`"}}`; got != want {
+			t.Errorf("%s answered the child:\n got %s\nwant %s", tt.method, got, want)
+		}
+		a.say(fmt.Sprintf(`{"jsonrpc":"2.0","id":"l%d","method":"tasks/list"}`, i))
+		req = h.read()
+		listed := `{"tasks":[{"taskId":"client-7","status":"completed","ttl":60000}]}`
+		h.send(`{"jsonrpc":"2.0","id":` + idOf(t, req) + `,"result":` + listed + `}`)
+		if got, want := a.heard(t), fmt.Sprintf(`{"jsonrpc":"2.0","id":"l%d","result":%s}`, i, listed); got != want {
+			t.Fatalf("after the client's -32602 to %s, the child's tasks/list answered\n %s\nwant the client's list\n %s", tt.method, got, want)
+		}
+	}
+	a.say(`{"jsonrpc":"2.0","id":"g","method":"tasks/get","params":{"taskId":"client-7"}}`)
+	if req = h.read(); !strings.Contains(req, `"method":"tasks/get","params":{"taskId":"client-7"}}`) {
+		t.Errorf("the child's tasks/get of its ended task: the client got %s", req)
+	}
+}

@@ -219,7 +219,7 @@ func (r *childRequest) Answered(resp *jsonrpc.Message, err error) {
 		return
 	}
 	if resp.Error != nil {
-		if code, _ := jsonrpc.Member(resp.Error, "code"); r.task != nil && string(code) == "-32602" {
+		if r.task != nil && taskGone(r.method, resp.Error) {
 			r.c.host.relay.forgetClientTask(r.task) // the client no longer knows it
 		}
 		r.c.Conn().Write(jsonrpc.AppendAnswer(nil, r.id, resp))

@@ -19,15 +19,16 @@ import (
 //
 // A mapping lasts as long as the child keeps the task: until the task's
 // ttl has run out (unless the child listed it in its latest tasks/list:
-// it keeps it still), the child answers that it no longer knows it
-// (-32602), or the child is gone (deadTaskGrace later). A child's table
-// holds at most maxTasksPerServer tasks: past it, the tasks the child no
-// longer keeps (missing from a whole tasks/list of it) are forgotten
-// first; else the oldest finished tasks (then, if need be, the oldest
-// running ones), a few at a time, and a later use of one of their ids gets
-// an error naming the server and the bound. A tasks/list shows every task
-// the child lists, but for this: past the bound, it leaves out unknown
-// finished tasks instead of churning ids (listedTask).
+// it keeps it still), the child answers a tasks/get of it with -32602 (it
+// no longer knows it: taskGone), or the child is gone (deadTaskGrace
+// later). A child's table holds at most maxTasksPerServer tasks: past it,
+// the tasks the child no longer keeps (missing from a whole tasks/list of
+// it) are forgotten first; else the oldest finished tasks (then, if need
+// be, the oldest running ones), a few at a time, and a later use of one of
+// their ids gets an error naming the server and the bound. A tasks/list
+// shows every task the child lists, ended ones too, but for this: past the
+// bound, it leaves out unknown finished tasks instead of churning ids
+// (listedTask).
 //
 // The task tables and what each task keeps are state, in relay.go; this
 // file and tasks_list.go, tasks_room.go and client_tasks.go are what
@@ -133,10 +134,16 @@ func (rt *relayTables) stopForgetting() {
 // markTerminal records a status the child reported for the task.
 func (t *task) markTerminal(status []byte) {
 	if isTerminal(status) {
-		t.mu.Lock()
-		t.terminal = true
-		t.mu.Unlock()
+		t.markEnded()
 	}
+}
+
+// markEnded records that the task has ended, in one of the terminal
+// statuses.
+func (t *task) markEnded() {
+	t.mu.Lock()
+	t.terminal = true
+	t.mu.Unlock()
 }
 
 // isTerminal reports whether a raw status is completed, failed or
@@ -211,7 +218,7 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 // whose result is a Task: the aggregator's id in place of the child's.
 func taskState(c *call, resp *jsonrpc.Message) []byte {
 	if resp.Error != nil {
-		c.forgetIfUnknown(resp.Error)
+		c.taskRefused(resp.Error)
 		return nil
 	}
 	c.task.markTerminal(statusOf(resp.Result))
@@ -223,19 +230,54 @@ func taskState(c *call, resp *jsonrpc.Message) []byte {
 // kept: the client may still ask for it, as its server keeps it.
 func taskResult(c *call, resp *jsonrpc.Message) []byte {
 	if resp.Error != nil {
-		c.forgetIfUnknown(resp.Error)
+		c.taskRefused(resp.Error)
 		return nil
 	}
 	c.task.markTerminal([]byte(`"completed"`))          // its result is final: it has ended
 	return jsonrpc.AppendResult(nil, c.id, resp.Result) // its related-task mapped in deliver
 }
 
-// forgetIfUnknown forgets the call's task when the child answered -32602:
-// it no longer knows the task (or never did).
-func (c *call) forgetIfUnknown(errObj []byte) {
-	if code, _ := jsonrpc.Member(errObj, "code"); string(code) == "-32602" {
+// taskRefused takes in the child's error answer errObj to the call's
+// tasks/get, tasks/result or tasks/cancel, which goes to the client as it
+// is: the task is forgotten when the answer shows that the child no longer
+// keeps it (taskGone). Else a -32602 of tasks/cancel is the answer of a
+// child that keeps the task only once it has ended (or of one that does
+// not keep it): the task is marked ended, as the first to go when room is
+// made, and not to be reported failed if the child dies.
+func (c *call) taskRefused(errObj []byte) {
+	code, _ := jsonrpc.Member(errObj, "code")
+	switch {
+	case taskGone(c.method, errObj):
 		c.a.relay.forgetTask(c.task)
+	case c.method == "tasks/cancel" && string(code) == "-32602":
+		c.task.markEnded()
 	}
+}
+
+// taskGone reports whether errObj, a receiver's error answer to the
+// tasks/* request method, shows that the receiver no longer keeps the
+// task, so that the relay forgets it (both ways: a child's task, and a
+// task the client runs for a child). Only a -32602 of tasks/get does. The
+// specification (2025-11-25, Tasks) has -32602 answer a taskId that is
+// invalid or not there, but also a tasks/cancel of a task in a terminal
+// status (completed, failed or cancelled: the second cancel of a
+// cancelled task, a cancel that crossed the task's end), and has
+// tasks/result of an ended task answer exactly what its request would
+// have, a -32602 of the request included (a failed tools/call). Such a
+// task is still kept by its receiver, which lists it in tasks/list and
+// answers tasks/get of it, to a requestor talking to it directly as much
+// as to the aggregator: forgotten at that answer, it would be listed under
+// a new id, and the id the client knows would be unknown. A task the
+// receiver has dropped indeed is forgotten all the same after such an
+// answer, a little later: at the first tasks/get of it, when its ttl has
+// run out (the receiver may drop a task then, ended or not), or, past the
+// bound, with the oldest (and, of a child's tasks, first when a whole
+// tasks/list lacks it: forgetGone). tasks/cancel deletes nothing either:
+// a receiver may delete a cancelled task at any time, and then the task is
+// gone as any other.
+func taskGone(method string, errObj []byte) bool {
+	code, _ := jsonrpc.Member(errObj, "code")
+	return method == "tasks/get" && string(code) == "-32602"
 }
 
 // taskStatus is a child's notifications/tasks/status: up to the client

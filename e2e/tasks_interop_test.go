@@ -63,9 +63,10 @@ type tasksReport struct {
 		DirectResult          tasksResult        `json:"directResult"`
 		AggregatorResult      tasksResult        `json:"aggregatorResult"`
 		AggregatorCancel      struct {
-			Created tasksTask `json:"created"`
-			Cancel  tasksTask `json:"cancel"`
-			Get     tasksTask `json:"get"`
+			Created     tasksTask     `json:"created"`
+			Cancel      tasksTask     `json:"cancel"`
+			Get         tasksTask     `json:"get"`
+			CancelAgain tasksRPCError `json:"cancelAgain"`
 		} `json:"aggregatorCancel"`
 		DirectSampling           tasksClientSide `json:"directSampling"`
 		AggregatorSampling       tasksClientSide `json:"aggregatorSampling"`
@@ -93,7 +94,8 @@ type tasksReport struct {
 // tasks capability and the task-only tool simulate-research-query; a task
 // created with a task-augmented tools/call, listed, polled to input_required,
 // its clarifying elicitation (related to the client's id) answered, its
-// result fetched; a second task cancelled; the ids of every
+// result fetched; a second task cancelled, and cancelled again (refused
+// with -32602: it has ended), and still listed under its id; the ids of every
 // notifications/tasks/status; ids the client was never given refused; and
 // tasks the server asks the client to run (trigger-sampling-request-async,
 // trigger-elicitation-request-async), whose ids the server sees as the
@@ -139,12 +141,16 @@ func checkTasksReport(t *testing.T, sep string, rep *tasksReport) {
 	if !strings.HasPrefix(id, aggTaskPrefix) || strings.HasPrefix(s.DirectCreated.TaskID, aggTaskPrefix) || s.DirectCreated.TaskID == "" {
 		t.Errorf("created task ids: aggregator %q, direct %q", id, s.DirectCreated.TaskID)
 	}
-	listed := false
+	listed, listedCancelled := false, false
 	for _, task := range s.AggregatorTasksList {
 		listed = listed || task.TaskID == id
+		listedCancelled = listedCancelled || task.TaskID == s.AggregatorCancel.Created.TaskID && task.Status == "cancelled"
 	}
 	if !listed {
 		t.Errorf("tasks/list through the aggregator %+v lacks %s", s.AggregatorTasksList, id)
+	}
+	if !listedCancelled {
+		t.Errorf("tasks/list through the aggregator %+v lacks the cancelled %s", s.AggregatorTasksList, s.AggregatorCancel.Created.TaskID)
 	}
 	if len(s.AggregatorPoll) == 0 || s.AggregatorPoll[len(s.AggregatorPoll)-1] != "input_required" {
 		t.Errorf("statuses polled through the aggregator %v, want them to end with input_required", s.AggregatorPoll)
@@ -157,7 +163,7 @@ func checkTasksReport(t *testing.T, sep string, rep *tasksReport) {
 	}
 	c := s.AggregatorCancel
 	if !strings.HasPrefix(c.Created.TaskID, aggTaskPrefix) || c.Cancel.TaskID != c.Created.TaskID || c.Cancel.Status != "cancelled" ||
-		c.Get.TaskID != c.Created.TaskID || c.Get.Status != "cancelled" {
+		c.Get.TaskID != c.Created.TaskID || c.Get.Status != "cancelled" || c.CancelAgain.Code != -32602 {
 		t.Errorf("cancelled task through the aggregator %+v", c)
 	}
 

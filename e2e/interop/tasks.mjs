@@ -21,12 +21,14 @@
 //   child-capabilities  (with --other-key) the project's test server, which declares no tasks,
 //                     received the client's capabilities, tasks included, as written
 //   task-cancel       a task-augmented simulate-research-query, cancelled with tasks/cancel:
-//                     status "cancelled" under the id the client was given, and so in tasks/get
+//                     status "cancelled" under the id the client was given, and so in tasks/get;
+//                     cancelled again: -32602 (the task is in a terminal status)
 //   task-create       simulate-research-query {topic "python", ambiguous true} with params.task
 //                     {ttl 60000}: a CreateTaskResult; through the aggregator its taskId starts
 //                     with mcp-simple-aggregator-task-
 //   tasks-list        before the result is fetched, tasks/list holds the task under the id the
-//                     client knows (and the aggregator lists no id it did not give the client)
+//                     client knows, and the cancelled task, cancelled, under its id (the
+//                     aggregator lists no id it did not give the client)
 //   task-poll         tasks/get every pollInterval (bounded) until input_required: same statuses
 //                     and the client's id both ways
 //   task-result       tasks/result, and tasks/get while it is pending (answered both ways);
@@ -297,8 +299,12 @@ async function main() {
           `${c.label}: tasks/cancel of ${task.taskId} answered ${short(cancelled, 400)}`);
         const got = await c.raw("tasks/get", (o) => c.client.experimental.tasks.getTask(task.taskId, o));
         assert(got.taskId === task.taskId && got.status === "cancelled", `${c.label}: tasks/get of the cancelled ${task.taskId} answered ${short(got, 400)}`);
+        // Cancelled again: refused with -32602, the spec's answer to the cancel of a task in a
+        // terminal status; the server keeps the task all the same (tasks-list lists it).
+        const again = await c.rawError("tasks/cancel", (o) => c.client.experimental.tasks.cancelTask(task.taskId, o));
+        assert(again.code === -32602, `${c.label}: the second tasks/cancel of ${task.taskId} answered ${short(again, 400)}`);
         st.get(c).cancelled = task.taskId;
-        return { created: task, cancel: cancelled, get: got };
+        return { created: task, cancel: cancelled, get: got, cancelAgain: again };
       });
       report.seen.directCancel = dv;
       report.seen.aggregatorCancel = av;
@@ -330,6 +336,8 @@ async function main() {
         const mine = tasks.find((t) => t.taskId === id);
         assert(mine, `${c.label}: tasks/list has no ${id}: ${short(tasks.map((t) => `${t.taskId} ${t.status}`), 600)}`);
         assert(!TERMINAL.has(mine.status), `${c.label}: tasks/list shows ${id} as ${mine.status} before its result`);
+        const cancelled = tasks.find((t) => t.taskId === st.get(c).cancelled);
+        assert(cancelled?.status === "cancelled", `${c.label}: tasks/list shows the task cancelled (twice) as ${short(cancelled)}, not under ${st.get(c).cancelled}, cancelled: ${short(tasks.map((t) => `${t.taskId} ${t.status}`), 600)}`);
         if (c === agg) {
           const foreign = tasks.filter((t) => !st.get(c).given.has(t.taskId));
           assert(!foreign.length, `aggregator: tasks/list holds ids the client was never given: ${short(foreign, 600)} (given: ${short([...st.get(c).given])})`);
