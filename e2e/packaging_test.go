@@ -113,7 +113,7 @@ func startAsHost(t *testing.T, cfg mcpbConfig, unpacked, key string) {
 		args = append(args, expand(a))
 	}
 	cmd := exec.Command(expand(cfg.Command), args...)
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), emptyCache(t))
 	s := startCmd(t, cmd)
 	ini := parseInit(t, s.initialize("2025-11-25", "{}"))
 	if ini.ServerInfo.Name != "mcp-simple-aggregator" || ini.ServerInfo.Version != testVersion {
@@ -148,7 +148,7 @@ func npmInstallOffline(t *testing.T, npm string, flags []string, tarballs ...str
 	if err := os.WriteFile(filepath.Join(app, "package.json"), []byte(`{"private": true}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env = append(os.Environ(), "npm_config_cache="+t.TempDir(), "npm_config_update_notifier=false")
+	env = append(os.Environ(), "npm_config_cache="+t.TempDir(), "npm_config_update_notifier=false", emptyCache(t))
 	args := append([]string{"install", "--offline", "--no-audit", "--no-fund"}, flags...)
 	runTool(t, app, env, npm, append(args, tarballs...)...)
 	return app, env
