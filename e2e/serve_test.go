@@ -80,12 +80,18 @@ func TestPingAndUnknownMethodsAreAnsweredBeforeAndAfterInitialize(t *testing.T) 
 // hangs (for a client that lists once, Codex: up to 24 s) holds up nothing
 // else: ping is answered meanwhile.
 func TestPingIsAnsweredWhileTheFirstListWaitsForAChild(t *testing.T) {
-	s := startConfig(t, []server{ts("alpha", "-hang-init")})
+	s := startConfig(t, []server{ts("alpha", "-hang-init")}, "--debug")
 	s.result("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"codex-mcp-client","version":"1.0"}}`)
 	listID := s.request("tools/list", "")
 	if r := s.result("ping", ""); string(r) != "{}" {
 		t.Errorf("ping: result %s, want {}", r)
 	}
+	// The list (nothing else here) starts alpha, then waits for it on a
+	// goroutine of its own, which a list that did not wait would answer
+	// from without stopping: once alpha is started (the debug log says
+	// so), and a ping later, such an answer has come.
+	s.waitStderr(`server "alpha": started`)
+	s.barrier()
 	if n := s.count(func(m *msg) bool { return m.isResponse() && string(m.ID) == listID }); n != 0 {
 		t.Fatalf("the first list was answered although its server hangs, well within Codex's budget")
 	}
