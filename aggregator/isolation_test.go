@@ -50,6 +50,19 @@ func startHostile(holdAfterCall bool) *hostile {
 	return h
 }
 
+// call returns the next tools/call bad reads, failing t when none comes
+// within waitLimit.
+func (h *hostile) call(t *testing.T) *jsonrpc.Message {
+	t.Helper()
+	select {
+	case m := <-h.calls:
+		return m
+	case <-time.After(waitLimit):
+		t.Fatalf("bad read no call within %v", waitLimit)
+	}
+	return nil
+}
+
 // goodServer answers initialize, a tools/list of echo, and every call.
 func goodServer() *fakeProcess {
 	return startFake(toolServer(`{"name":"echo","inputSchema":{"type":"object"}}`))
@@ -77,13 +90,7 @@ func isolationSessionWith(t *testing.T, bad *hostile, extra string, g graces) (*
 	h.startServers() // good is up before bad misbehaves
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"bad:work"` + extra + `}}`)
-	select {
-	case m := <-bad.calls:
-		return h, m
-	case <-time.After(waitLimit):
-		t.Fatal("bad never got its call")
-	}
-	return nil, nil
+	return h, bad.call(t)
 }
 
 // othersAnswer sends a ping (id 20) and a call to good (id 21) and reads
@@ -159,15 +166,23 @@ func TestIsolationServerExitsWithACallInFlight(t *testing.T) {
 	}
 }
 
-// A stopped server reads and writes nothing: calls to it wait in its queue.
+// A stopped server reads and writes nothing: calls to it wait in its queue,
+// and reach it when it runs again; its answer reaches the client.
 func TestIsolationServerStoppedWithCallsInFlight(t *testing.T) {
 	t.Parallel()
 	bad := startHostile(true)
 	h, _ := isolationSession(t, bad, "")
-	h.send(`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"bad:work"}}`)
+	h.send(`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"bad:work","arguments":{"n":11}}}`)
 	othersAnswer(t, h, nil)
 	close(bad.hold) // it runs again: its calls reach it
-	<-bad.calls
+	call := bad.call(t)
+	if !strings.Contains(string(call.Params), `"n":11`) {
+		t.Fatalf("bad then read %s, want call 11", call.Params)
+	}
+	go io.WriteString(bad.stdoutW, string(jsonrpc.AppendResult(nil, call.ID, []byte(`{"content":[{"type":"text","text":"eleven"}]}`))))
+	if got, want := readUntil(t, h, `"id":11`), `{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"eleven"}]}}`; got != want {
+		t.Errorf("call 11 was answered %s, want %s", got, want)
+	}
 	bad.Stop()
 }
 
@@ -180,7 +195,7 @@ func TestIsolationServerReadsSlowlyWithAHugeRequestQueued(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"bad:work","arguments":{"text":"` + huge + `"}}}`)
 	othersAnswer(t, h, nil)
 	close(bad.hold)
-	if m := <-bad.calls; !strings.Contains(string(m.Params), huge) {
+	if m := bad.call(t); !strings.Contains(string(m.Params), huge) {
 		t.Error("the huge request reached bad cut")
 	}
 	bad.Stop()

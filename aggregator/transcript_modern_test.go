@@ -145,7 +145,7 @@ func (ec *eraChild) legacyCall(m *jsonrpc.Message, say func([]byte), answer func
 		answer(`{"content":[]}`)
 	case "ask":
 		ec.askID = m.ID
-		say(jsonrpc.AppendRequest(nil, []byte(`"`+key+`-e1"`), "elicitation/create", []byte(`{"message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`)))
+		say([]byte(`{"jsonrpc":"2.0","id":"` + key + `-e1","method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}` + "\n"))
 	case "work":
 		if _, ok := jsonrpc.Member(m.Params, "task"); ok && ec.kind == "tasks" {
 			answer(`{"task":` + ec.taskObj("task-1", "working") + `}`)
@@ -164,7 +164,7 @@ func (ec *eraChild) answered(m *jsonrpc.Message, say func([]byte)) {
 	switch {
 	case id == ec.key+"-e1" && m.Result != nil:
 		ec.name = m.Result
-		say(jsonrpc.AppendRequest(nil, []byte(`"`+ec.key+`-e2"`), "elicitation/create", []byte(`{"message":"color?","requestedSchema":{"type":"object","properties":{"color":{"type":"string"}}}}`)))
+		say([]byte(`{"jsonrpc":"2.0","id":"` + ec.key + `-e2","method":"elicitation/create","params":{"message":"color?","requestedSchema":{"type":"object","properties":{"color":{"type":"string"}}}}}` + "\n"))
 	case id == ec.key+"-e2" && m.Result != nil:
 		text := ec.key + " was told " + string(ec.name) + " then " + string(m.Result)
 		say(jsonrpc.AppendResult(nil, ec.askID, []byte(`{"content":[{"type":"text","text":`+string(jsonrpc.AppendString(nil, text))+`}]}`)))

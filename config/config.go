@@ -25,8 +25,8 @@
 //
 // Parse reports every problem of a file at once, as an *Error whose Problems
 // name the place of each one with a JSON path such as
-// mcpServers.github.env.GITHUB_TOKEN. The expansion rules are those of
-// [Expand].
+// mcpServers.github.env.GITHUB_TOKEN. The expansion rules ($NAME, ${NAME},
+// ${NAME:-default}, $$) are told at expand, in expand.go.
 package config
 
 import (

@@ -1,46 +1,26 @@
 package config
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 )
 
-// Expand expands the environment variables in s:
+// expand expands the environment variables in s, looked up with lookup:
 //
 //   - ${NAME} and $NAME are replaced by the value of NAME, where NAME is a
 //     letter or '_' followed by letters, digits and '_' ($NAME takes the
-//     longest such run). A variable that is unset or empty is an error.
+//     longest such run). A variable that is unset or empty is a problem.
 //   - ${NAME:-default} is replaced by the value of NAME, or by the literal
 //     default text if NAME is unset or empty. The default may be empty and
-//     may hold anything except '}' and "${" (an error: ${A:-${B}} would
+//     may hold anything except '}' and "${" (a problem: ${A:-${B}} would
 //     otherwise end at the first '}'); it is not expanded.
 //   - $$ is replaced by a single $.
 //   - A $ followed by anything else ($1, $-, a $ at the end) is kept as is.
 //
 // "${" without a closing "}", and braces that hold no valid name ("${}",
-// "${9x}", "${a b}"), are errors. The error lists every problem of s, joined
-// with errors.Join. A nil lookup means os.LookupEnv. On error the result is
-// "".
-func Expand(s string, lookup func(string) (string, bool)) (string, error) {
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	out, msgs := expand(s, lookup)
-	if len(msgs) == 0 {
-		return out, nil
-	}
-	errs := make([]error, len(msgs))
-	for i, m := range msgs {
-		errs[i] = errors.New(m)
-	}
-	return "", errors.Join(errs...)
-}
-
-// expand does the work of Expand and returns every problem of s, in order
-// and without repeats.
+// "${9x}", "${a b}"), are problems. It returns the expansion and every
+// problem of s, in order and without repeats.
 func expand(s string, lookup func(string) (string, bool)) (string, []string) {
 	if !strings.Contains(s, "$") {
 		return s, nil

@@ -16,7 +16,8 @@ type reloaded struct {
 
 // watch starts a Watcher on a new file holding content, looking every
 // millisecond, and returns the file's path, the poke channel and what
-// reload is called with.
+// reload is called with. got is unbuffered: reload returns, and Run goes
+// on, only once the test has taken what it was called with.
 func watch(t *testing.T, content string) (string, chan os.Signal, chan reloaded) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcp.json")
@@ -24,12 +25,17 @@ func watch(t *testing.T, content string) (string, chan os.Signal, chan reloaded)
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	poke, got := make(chan os.Signal), make(chan reloaded, 10)
+	poke, got := make(chan os.Signal), make(chan reloaded)
 	done := make(chan struct{})
 	w := NewWatcher(path, Options{LookupEnv: func(string) (string, bool) { return "", false }})
 	go func() {
 		defer close(done)
-		w.Run(ctx, time.Millisecond, poke, func(c *Config, err error) { got <- reloaded{c, err} })
+		w.Run(ctx, time.Millisecond, poke, func(c *Config, err error) {
+			select {
+			case got <- reloaded{c, err}:
+			case <-ctx.Done():
+			}
+		})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -115,16 +121,21 @@ func TestWatchFollowsTheFile(t *testing.T) {
 func TestWatchReloadsOnPoke(t *testing.T) {
 	t.Parallel()
 	_, poke, got := watch(t, one)
-	poke <- os.Interrupt
-	if s := serversOf(t, next(t, got)); s != "a=x" {
-		t.Errorf("after a poke: %s", s)
-	}
-	poke <- os.Interrupt // handed over: the first poke's reload has returned
-	next(t, got)
-	select {
-	case r := <-got:
-		t.Errorf("a reload without a change or a poke: %+v", r)
-	default:
+	for i := range 3 {
+		// Run takes a poke only between reloads, and a reload returns only
+		// once its call is taken here (got is unbuffered): the poke is
+		// handed over only if the reloads before it (the last poke's) are
+		// all taken, and any other reload comes instead of it.
+		select {
+		case poke <- os.Interrupt:
+		case r := <-got:
+			t.Fatalf("before poke %d, a reload without a change or a poke (%s)", i+1, serversOf(t, r))
+		case <-time.After(10 * time.Second):
+			t.Fatalf("poke %d not taken within 10 s", i+1)
+		}
+		if s := serversOf(t, next(t, got)); s != "a=x" {
+			t.Errorf("after poke %d: %s", i+1, s)
+		}
 	}
 }
 

@@ -371,6 +371,17 @@ func (s *session) result(method, params string) json.RawMessage {
 	return m.Result
 }
 
+// barrier is a ping round trip, taken before a check that something did
+// not come: every line the aggregator queued for the client before it
+// answered the ping has been read by then (a lane's lines keep their
+// order, and the lanes take turns, a line each).
+func (s *session) barrier() {
+	s.t.Helper()
+	if m := s.call("ping", ""); m.Error != nil {
+		s.t.Fatalf("ping: %s", m.line)
+	}
+}
+
 // notification waits for a notification of method.
 func (s *session) notification(method string) *msg {
 	s.t.Helper()

@@ -80,11 +80,17 @@ func TestPingAndUnknownMethodsAreAnsweredBeforeAndAfterInitialize(t *testing.T) 
 // client's budget (for a client that lists once, Codex: up to 24 s), and
 // holds up nothing else: ping is answered meanwhile.
 func TestPingIsAnsweredWhileInitializeWaitsForAChild(t *testing.T) {
-	s := startConfig(t, []server{ts("alpha", "-hang-init")})
+	s := startConfig(t, []server{ts("alpha", "-hang-init")}, "--debug")
 	initID := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"codex-mcp-client","version":"1.0"}}`)
 	if r := s.result("ping", ""); string(r) != "{}" {
 		t.Errorf("ping: result %s, want {}", r)
 	}
+	// initialize (nothing else here) starts alpha, then waits for it on a
+	// goroutine of its own, which an initialize that did not wait would
+	// answer from without stopping: once alpha is started (the debug log
+	// says so), and a ping later, such an answer has come.
+	s.waitStderr(`server "alpha": started`)
+	s.barrier()
 	if n := s.count(func(m *msg) bool { return m.isResponse() && string(m.ID) == initID }); n != 0 {
 		t.Fatalf("initialize was answered although its server hangs, well within Codex's budget")
 	}

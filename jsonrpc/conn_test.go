@@ -105,7 +105,7 @@ func TestCallOutOfOrder(t *testing.T) {
 				peerDone <- fmt.Errorf("the conn wrote %q: %v", line, err)
 				return
 			}
-			if want := AppendRequest(nil, m.ID, m.Method, m.Params); !bytes.Equal(line, want) {
+			if want := requestLine(m.ID, m.Method, m.Params); !bytes.Equal(line, want) {
 				peerDone <- fmt.Errorf("the conn wrote %q, want %q", line, want)
 				return
 			}
@@ -502,7 +502,7 @@ func TestLongLines(t *testing.T) {
 	result := append(append([]byte(`{ "blob":`), bigString(size, 2)...), " }"...)
 	res := goCall(context.Background(), p.conn, "tools/call", params)
 	line := p.mustReadLine()
-	if want := AppendRequest(nil, []byte("1"), "tools/call", params); !bytes.Equal(line, want) {
+	if want := requestLine([]byte("1"), "tools/call", params); !bytes.Equal(line, want) {
 		t.Fatalf("the conn wrote %d bytes, not the %d-byte request line", len(line), len(want))
 	}
 	errc := make(chan error, 1)
@@ -725,7 +725,7 @@ func TestClose(t *testing.T) {
 
 	// Late answers to the failed calls do not block the reader.
 	for i := range 5 {
-		p.mustSend(string(AppendResult(nil, IntID(int64(i+1)), []byte("0"))))
+		p.mustSend(string(AppendResult(nil, []byte(fmt.Sprint(i+1)), []byte("0"))))
 	}
 }
 
@@ -872,7 +872,7 @@ func TestOneWritePerLine(t *testing.T) {
 			}
 			err = errors.Join(err,
 				p.conn.Notify("note", params),
-				p.conn.Reply(IntID(int64(w)), params),
+				p.conn.Reply([]byte(fmt.Sprint(w)), params),
 				p.conn.ReplyError([]byte(`"e"`), params),
 				p.conn.Write(AppendNotification(nil, "raw", params)))
 			errs <- err
@@ -1063,7 +1063,7 @@ func TestWriteParts(t *testing.T) {
 			wg.Add(2)
 			go func() {
 				defer wg.Done()
-				parts := ResultParts(IntID(int64(i)), result)
+				parts := ResultParts([]byte(fmt.Sprint(i)), result)
 				c.WriteParts(parts[:]...)
 			}()
 			go func() {

@@ -3,7 +3,7 @@
 //
 // Nothing that merely passes through is decoded and re-encoded: a Message holds
 // sub-slices of the line it was parsed from, outgoing lines are built by
-// appending bytes (see AppendRequest and friends), and the small raw-JSON
+// appending bytes (see AppendResult and friends), and the small raw-JSON
 // helpers (Members, Elements, Member, ReplaceMember) edit one member of an
 // object while leaving every other byte alone.
 //
@@ -23,8 +23,6 @@ package jsonrpc
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strconv"
 )
 
@@ -48,22 +46,6 @@ type Error struct {
 	Data    json.RawMessage // optional
 }
 
-func (e *Error) Error() string {
-	return fmt.Sprintf("jsonrpc: error %d: %s", e.Code, e.Message)
-}
-
-// Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, &jsonrpc.Error{Code: CodeMethodNotFound}) works.
-func (e *Error) Is(target error) bool {
-	var t *Error
-	return errors.As(target, &t) && t != nil && t.Code == e.Code
-}
-
-// MarshalJSON encodes the error object.
-func (e *Error) MarshalJSON() ([]byte, error) {
-	return e.Append(nil), nil
-}
-
 // Append appends the error object's JSON to b.
 func (e *Error) Append(b []byte) []byte {
 	b = append(b, `{"code":`...)
@@ -75,9 +57,4 @@ func (e *Error) Append(b []byte) []byte {
 		b = append(b, e.Data...)
 	}
 	return append(b, '}')
-}
-
-// Errorf builds an *Error with a formatted message.
-func Errorf(code int, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }

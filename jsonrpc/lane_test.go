@@ -105,7 +105,7 @@ func TestWriteQueuesPartsWhereTheyLie(t *testing.T) {
 	c.Write([]byte("first\n"))
 	await(t, w.entered, "the first write")
 	result := []byte(`{"big":"` + strings.Repeat("x", 1<<16) + `"}`)
-	parts := ResultParts(IntID(1), result)
+	parts := ResultParts([]byte("1"), result)
 	if err := c.WriteParts(parts[:]...); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestWriteQueuesPartsWhereTheyLie(t *testing.T) {
 	close(w.release)
 	c.WaitWrites(0)
 	rec := w.rec.recorded()
-	if got := string(rec[len(rec)-3]) + string(rec[len(rec)-2]) + string(rec[len(rec)-1]); got != string(AppendResult(nil, IntID(1), result)) {
+	if got := string(rec[len(rec)-3]) + string(rec[len(rec)-2]) + string(rec[len(rec)-1]); got != string(AppendResult(nil, []byte("1"), result)) {
 		t.Errorf("the line written from parts differs: %.80q", got)
 	}
 }
@@ -165,7 +165,7 @@ func TestWrittenToldOfEachLine(t *testing.T) {
 		sizes <- n
 	}})
 	c.Write([]byte("{}\n"))
-	parts := ResultParts(IntID(7), []byte(`"abc"`))
+	parts := ResultParts([]byte("7"), []byte(`"abc"`))
 	c.WriteParts(parts[:]...)
 	c.WaitWrites(0)
 	close(sizes)
@@ -173,7 +173,7 @@ func TestWrittenToldOfEachLine(t *testing.T) {
 	for n := range sizes {
 		got = append(got, n)
 	}
-	want := []int{3, len(AppendResult(nil, IntID(7), []byte(`"abc"`)))}
+	want := []int{3, len(AppendResult(nil, []byte("7"), []byte(`"abc"`)))}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("Written told %v, want %v", got, want)
 	}

@@ -69,9 +69,3 @@ func (q *lineQueue) remove(id int64) (queuedLine, bool) {
 
 // len returns how many lines wait.
 func (q *lineQueue) len() int { return len(q.lines) - q.head }
-
-// clear empties the queue.
-func (q *lineQueue) clear() {
-	clear(q.lines)
-	q.lines, q.head = q.lines[:0], 0
-}

@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
 )
 
 // Message is one JSON-RPC message. The raw fields are sub-slices of the parsed
@@ -30,14 +29,6 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 
 // requestPrefix begins every request line.
 const requestPrefix = `{"jsonrpc":"2.0","id":`
-
-// AppendRequest appends a request line, newline included.
-func AppendRequest(b, id []byte, method string, params []byte) []byte {
-	b = slices.Grow(b, len(id)+len(method)+len(params)+48)
-	b = append(b, requestPrefix...)
-	b = append(b, id...)
-	return appendMethodParams(b, method, params)
-}
 
 // AppendNotification appends a notification line, newline included.
 func AppendNotification(b []byte, method string, params []byte) []byte {
@@ -117,9 +108,4 @@ func appendResponse(b, id []byte, field string, payload []byte) []byte {
 	}
 	b = appendBulk(b, payload)
 	return append(b, "}\n"...)
-}
-
-// IntID returns the raw id for n.
-func IntID(n int64) json.RawMessage {
-	return strconv.AppendInt(nil, n, 10)
 }

@@ -153,8 +153,8 @@ func (p *scriptedPeer) SetWriteDeadline(time.Time) error { return nil }
 func TestAWriteAtOnceCutAnywhereLosesAndRepeatsNothing(t *testing.T) {
 	t.Parallel()
 	result := []byte(`{"text":"` + strings.Repeat("y", 1000) + `"}`)
-	parts := ResultParts(IntID(5), result)
-	want := string(AppendResult(nil, IntID(5), result))
+	parts := ResultParts([]byte("5"), result)
+	want := string(AppendResult(nil, []byte("5"), result))
 	for _, takes := range [][]int{{0, 3}, {0, 0}, {5}, {len(parts[0]) + 7}, {0, len(parts[0]), 100}} {
 		p := &scriptedPeer{takes: takes}
 		c := NewConn(strings.NewReader(""), p, Options{Queue: true})

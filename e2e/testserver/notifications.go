@@ -16,8 +16,10 @@ func (s *server) handleNotification(m *message) {
 		s.initialized = true
 		s.mu.Unlock()
 		if method := s.cfg.askOnInit; method != "" {
+			// Sent before the next line is read: it comes before the
+			// answer to any request read after notifications/initialized.
+			id, ch := s.sendRequest(method, []byte(`{}`))
 			go func() {
-				id, ch := s.sendRequest(method, []byte(`{}`))
 				m := s.await(context.Background(), id, ch)
 				if m != nil {
 					s.logf("asked %s on init: %s%s", method, m.Result, m.Error)

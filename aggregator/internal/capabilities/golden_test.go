@@ -3,13 +3,12 @@ package capabilities
 import (
 	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/golden"
 )
 
 // TestMergeGolden reads each set of servers in testdata/merge/*.jsonl, one
@@ -34,7 +33,7 @@ func TestMergeGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden.Check(t, filepath.Join("testdata", "merge.golden"), out.Bytes())
+	checkGolden(t, filepath.Join("testdata", "merge.golden"), out.Bytes())
 }
 
 // goldenSet writes to out the servers of the set in file name, what each
@@ -77,4 +76,26 @@ func declares(c Server) string {
 		return "(nothing)"
 	}
 	return strings.Join(d, " ")
+}
+
+// update has the golden files in testdata rewritten (go test -update).
+var update = flag.Bool("update", false, "rewrite the golden files in testdata with what the tests produce")
+
+// checkGolden fails t when got differs from the file at path; with -update
+// it writes got to path.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what the code gives (go test -update rewrites it):\n%s", path, got)
+	}
 }

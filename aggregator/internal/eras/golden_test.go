@@ -3,11 +3,10 @@ package eras
 import (
 	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
-
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/golden"
 )
 
 // TestResultsGolden runs every result in testdata/results.jsonl through
@@ -29,7 +28,7 @@ func TestResultsGolden(t *testing.T) {
 		fmt.Fprintf(&out, "round trip:         %s\n", LegacyResult(WithResultType(result, false)))
 		fmt.Fprintf(&out, "IsInputRequired:    %t\n\n", IsInputRequired(result))
 	}
-	golden.Check(t, "testdata/results.golden", out.Bytes())
+	checkGolden(t, "testdata/results.golden", out.Bytes())
 }
 
 // TestRequestsGolden adds the _meta of a modern request to the params of
@@ -45,5 +44,27 @@ func TestRequestsGolden(t *testing.T) {
 	for sc.Scan() {
 		fmt.Fprintf(&out, "params:   %s\nWithMeta: %s\n\n", sc.Bytes(), WithMeta(sc.Bytes(), meta))
 	}
-	golden.Check(t, "testdata/params.golden", out.Bytes())
+	checkGolden(t, "testdata/params.golden", out.Bytes())
+}
+
+// update has the golden files in testdata rewritten (go test -update).
+var update = flag.Bool("update", false, "rewrite the golden files in testdata with what the tests produce")
+
+// checkGolden fails t when got differs from the file at path; with -update
+// it writes got to path.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what the code gives (go test -update rewrites it):\n%s", path, got)
+	}
 }

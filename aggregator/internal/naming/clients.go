@@ -113,10 +113,6 @@ func LookupClient(name string) (Client, bool) {
 	return Client{}, false
 }
 
-// ShapesNames reports whether the table knows what k does with names
-// (the clients known for their start-up only do not).
-func (k Client) ShapesNames() bool { return k.Limit > 0 || k.Strict }
-
 // Name is a clientInfo.name k is known by (for a prefix, the prefix).
 func (k Client) Name() string { return strings.TrimSuffix(k.names[0], "*") }
 

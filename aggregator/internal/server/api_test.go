@@ -1,16 +1,17 @@
 package server
 
 import (
+	"bytes"
+	"flag"
 	"go/ast"
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/golden"
 )
 
 // TestAPI keeps the package's exported surface in testdata/api.txt, as Go
@@ -20,7 +21,7 @@ import (
 // of a server shows in the diff of that file (go test -update rewrites
 // it).
 func TestAPI(t *testing.T) {
-	golden.Check(t, "testdata/api.txt", []byte(strings.Join(exported(t), "\n")+"\n"))
+	checkGolden(t, "testdata/api.txt", []byte(strings.Join(exported(t), "\n")+"\n"))
 }
 
 // exported lists the exported declarations of the package's files.
@@ -115,4 +116,26 @@ func typeAPI(s *ast.TypeSpec, expr func(ast.Expr) string) []string {
 		}
 	}
 	return lines
+}
+
+// update has the golden files in testdata rewritten (go test -update).
+var update = flag.Bool("update", false, "rewrite the golden files in testdata with what the tests produce")
+
+// checkGolden fails t when got differs from the file at path; with -update
+// it writes got to path.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what the code gives (go test -update rewrites it):\n%s", path, got)
+	}
 }
