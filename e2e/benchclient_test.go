@@ -95,8 +95,17 @@ func (t *tailBuffer) String() string {
 // (stdin closed, then killed if need be) when the benchmark ends.
 func startBench(tb testing.TB, name string, argv ...string) *benchClient {
 	tb.Helper()
+	return startBenchEnv(tb, name, nil, argv...)
+}
+
+// startBenchEnv is startBench with env added to the process's environment.
+func startBenchEnv(tb testing.TB, name string, env []string, argv ...string) *benchClient {
+	tb.Helper()
 	c := &benchClient{tb: tb, name: name, stderr: &tailBuffer{}, nextID: 1, stop: make(chan struct{})}
 	c.cmd = exec.Command(argv[0], argv[1:]...)
+	if env != nil {
+		c.cmd.Env = append(os.Environ(), env...)
+	}
 	c.cmd.Stderr = c.stderr
 	var err error
 	if c.in, err = c.cmd.StdinPipe(); err != nil {

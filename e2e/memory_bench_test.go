@@ -7,9 +7,7 @@ package e2e
 // shares, where whichever benchmark ran before decides what is remembered.
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,26 +25,7 @@ func benchInit(client string) request {
 // (XDG_CACHE_HOME) set to cache.
 func startBenchIn(tb testing.TB, name, cache string, argv ...string) *benchClient {
 	tb.Helper()
-	c := &benchClient{tb: tb, name: name, stderr: &tailBuffer{}, nextID: 1, stop: make(chan struct{})}
-	c.cmd = exec.Command(argv[0], argv[1:]...)
-	c.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
-	c.cmd.Stderr = c.stderr
-	var err error
-	if c.in, err = c.cmd.StdinPipe(); err != nil {
-		tb.Fatal(err)
-	}
-	out, err := c.cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := c.cmd.Start(); err != nil {
-		tb.Fatalf("%s: %v", name, err)
-	}
-	c.pid = c.cmd.Process.Pid
-	c.br = bufio.NewReaderSize(out, 1<<20)
-	go c.watchdog()
-	tb.Cleanup(c.close)
-	return c
+	return startBenchEnv(tb, name, []string{"XDG_CACHE_HOME=" + cache}, argv...)
 }
 
 // rememberedFiles returns the files the aggregator keeps in cache, one per
