@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -12,28 +13,26 @@ import (
 var ErrLineTooLong = errors.New("line too long")
 
 // maxHead is how many first bytes of a line over the limit are kept for
-// Options.Oversized; it is also the size of a lineReader's buffer.
+// Options.Oversized.
 const maxHead = 64 << 10
 
 // lineReader splits a stream into lines and keeps at most max bytes of a
 // line (its newline not counted; 0: no limit). Of a longer line it keeps
 // only the first maxHead bytes, reading the rest as it goes by.
 //
-// A line that fits in its buffer costs one allocation of its size. A
-// longer one is read from r straight into pieces of up to bulkPiece
-// bytes, which are then joined: about twice its size at the peak. (Growing
-// one slice instead would peak at 1.5 to 3 times, keep the spare
-// capacity, and copy the line more than once.)
+// A line that fits in the buffer costs what bufio.Reader.ReadBytes costs:
+// one allocation of its size. A longer one is gathered in copies of the
+// buffer and then joined, as ReadBytes does: about twice its size at the
+// peak. (Growing one slice instead would peak at 1.5 to 3 times, and keep
+// the spare capacity.)
 type lineReader struct {
-	r          io.Reader
-	max        int
-	buf        []byte // maxHead bytes: buf[start:end] read, not yet returned
-	start, end int
-	err        error // what ended r, once it has
+	br    *bufio.Reader
+	max   int
+	frags [][]byte // the full buffers of the line being read; reused
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: r, max: max, buf: make([]byte, maxHead)}
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
 // longLine is what is kept of a line over the limit.
@@ -43,99 +42,66 @@ type longLine struct {
 }
 
 // next returns the next line, newline included (none at the end of the
-// stream), and the error that ended the stream after it, as
-// bufio.Reader.ReadBytes does. A line over the limit is not returned: long
-// describes it instead.
+// stream), and the error that ended the stream after it, as ReadBytes
+// does. A line over the limit is not returned: long describes it instead.
 func (r *lineReader) next() (line []byte, long *longLine, err error) {
-	for searched := r.start; ; {
-		if i := bytes.IndexByte(r.buf[searched:r.end], '\n'); i >= 0 {
-			line, r.start = r.buf[r.start:searched+i+1], searched+i+1
-			return r.line([][]byte{line}, int64(len(line)-1), nil)
+	frag, err := r.br.ReadSlice('\n')
+	var n int64 // bytes in r.frags
+	for {
+		if r.over(n, frag, err) {
+			long, err = r.skip(n, frag, err)
+			return nil, long, err
 		}
-		if r.err != nil {
-			line, r.start = r.buf[r.start:r.end], r.end
-			return r.line([][]byte{line}, int64(len(line)), r.err)
+		if err != bufio.ErrBufferFull {
+			break
 		}
-		if r.end-r.start == len(r.buf) {
-			return r.long()
-		}
-		if r.end == len(r.buf) { // make room after the line begun
-			r.end, r.start = copy(r.buf, r.buf[r.start:r.end]), 0
-		}
-		searched = r.end
-		r.end += r.read(r.buf[r.end:])
+		r.frags = append(r.frags, bytes.Clone(frag))
+		n += int64(len(frag))
+		frag, err = r.br.ReadSlice('\n')
 	}
-}
-
-// long reads a line whose beginning fills the buffer. The buffer becomes
-// the line's first piece (a new one takes its place), and the rest is read
-// straight into more pieces, each read at most a buffer long so that what
-// follows the newline fits in the buffer; past the limit, it is read into
-// the buffer and dropped.
-func (r *lineReader) long() ([]byte, *longLine, error) {
-	pieces, size := [][]byte{r.buf}, int64(len(r.buf)) // size: bytes read of the line
-	r.buf, r.start, r.end = make([]byte, maxHead), 0, 0
-	for r.err == nil {
-		p, keep := r.buf[:0], !r.over(size)
-		if keep {
-			if p = pieces[len(pieces)-1]; len(p) == cap(p) {
-				room := int64(bulkPiece)
-				if r.max > 0 {
-					room = min(room, int64(r.max)+1-size) // never more than the limit and a newline
-				}
-				p = make([]byte, 0, room)
-				pieces = append(pieces, p)
-			}
-		}
-		k := r.read(p[len(p):min(cap(p), len(p)+len(r.buf))])
-		i := bytes.IndexByte(p[len(p):len(p)+k], '\n')
-		if keep {
-			pieces[len(pieces)-1] = p[:len(p)+k]
-		}
-		if i >= 0 {
-			r.end = copy(r.buf, p[len(p)+i+1:len(p)+k])
-			if keep {
-				pieces[len(pieces)-1] = p[:len(p)+i+1]
-			}
-			return r.line(pieces, size+int64(i), nil)
-		}
-		size += int64(k)
+	if len(r.frags) == 0 {
+		return bytes.Clone(frag), nil, err // the common case: one copy
 	}
-	return r.line(pieces, size, r.err)
-}
-
-// line returns the line made of pieces, of size bytes without its
-// newline, joined a piece at a time (see bulk.go); or, over the limit, a
-// description of it.
-func (r *lineReader) line(pieces [][]byte, size int64, err error) ([]byte, *longLine, error) {
-	if r.over(size) {
-		return nil, &longLine{head: bytes.Clone(pieces[0][:min(size, maxHead)]), size: size}, err
+	line = make([]byte, 0, n+int64(len(frag)))
+	for _, f := range r.frags {
+		line = appendPiece(line, f) // a call each: see bulk.go
 	}
-	n := 0
-	for _, p := range pieces {
-		n += len(p)
-	}
-	line := make([]byte, 0, n)
-	for _, p := range pieces {
-		line = appendPiece(line, p)
-	}
+	line = appendPiece(line, frag)
+	clear(r.frags) // let them go
+	r.frags = r.frags[:0]
 	return line, nil, err
 }
 
-// read reads into p as bufio.Reader does: after 100 reads in a row that
-// bring nothing, and no error, it fails with io.ErrNoProgress.
-func (r *lineReader) read(p []byte) int {
-	for range 100 {
-		n, err := r.r.Read(p)
-		if n > 0 || err != nil {
-			r.err = err
-			return n
-		}
+// content returns how many bytes of frag, as ReadSlice returned it with
+// err, belong to the line: its newline is not counted.
+func content(frag []byte, err error) int64 {
+	if err == nil {
+		return int64(len(frag) - 1)
 	}
-	r.err = io.ErrNoProgress
-	return 0
+	return int64(len(frag))
 }
 
-// over reports whether a line of n bytes, newline not counted, is over the
+// over reports whether a line of n bytes read, then frag, is over the
 // limit.
-func (r *lineReader) over(n int64) bool { return r.max > 0 && n > int64(r.max) }
+func (r *lineReader) over(n int64, frag []byte, err error) bool {
+	return r.max > 0 && n+content(frag, err) > int64(r.max)
+}
+
+// skip reads the rest of a line over the limit, of which n bytes are in
+// r.frags and frag came last with err, without keeping it. It describes
+// the line and returns the error that ended the stream after it, if any.
+func (r *lineReader) skip(n int64, frag []byte, err error) (*longLine, error) {
+	long := &longLine{size: n + content(frag, err)}
+	long.head = make([]byte, 0, min(long.size, maxHead))
+	for _, f := range r.frags {
+		long.head = append(long.head, f[:min(len(f), maxHead-len(long.head))]...)
+	}
+	long.head = append(long.head, frag[:min(content(frag, err), int64(maxHead-len(long.head)))]...)
+	clear(r.frags)
+	r.frags = r.frags[:0]
+	for err == bufio.ErrBufferFull {
+		frag, err = r.br.ReadSlice('\n')
+		long.size += content(frag, err)
+	}
+	return long, err
+}

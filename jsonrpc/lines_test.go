@@ -273,24 +273,3 @@ func TestLineReaderSplitsAsReadBytes(t *testing.T) {
 		}
 	}
 }
-
-// TestLongLineStopsForACollection: the pieces of a line of 64 MiB are
-// joined a piece at a time, so that a collection does not wait for the
-// copy (see bulk.go).
-func TestLongLineStopsForACollection(t *testing.T) {
-	if testing.Short() {
-		t.Skip("copies 64 MiB")
-	}
-	line := append(requestOfSize(1, 64<<20), '\n')
-	var pieces [][]byte
-	for rest := line; len(rest) > 0; rest = rest[min(len(rest), bulkPiece):] {
-		pieces = append(pieces, rest[:min(len(rest), bulkPiece)])
-	}
-	var got []byte
-	if !stopsForCollection(t, func() { got, _, _ = newLineReader(nil, 0).line(pieces, int64(len(line)-1), nil) }) {
-		t.Fatal("a collection waited for the whole copy of a line of 64 MiB")
-	}
-	if !bytes.Equal(got, line) {
-		t.Fatalf("joined %d bytes, not the line of %d", len(got), len(line))
-	}
-}
