@@ -1,10 +1,9 @@
 package jsonrpc
 
 // A validating JSON scanner. Every line a Conn reads goes through it once:
-// Parse checks the line and finds its members in the same pass, so that no
-// byte is looked at twice on the way from one peer to the other. It accepts
-// exactly what encoding/json.Valid accepts (FuzzValid checks that), at
-// several times its speed.
+// Parse checks the line and finds its members in one pass over it. It
+// accepts exactly what encoding/json.Valid accepts (FuzzValid checks
+// that), at several times its speed.
 //
 // Like encoding/json.Valid it does not check UTF-8; instead it reports
 // whether a string held any byte >= 0x80, so that only lines with such
