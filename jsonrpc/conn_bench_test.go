@@ -1,8 +1,12 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"io"
+	"os"
+	"slices"
 	"testing"
+	"time"
 )
 
 // repeatReader yields line n times, then io.EOF, without holding more than
@@ -73,4 +77,90 @@ func BenchmarkQueuedWrite(b *testing.B) {
 		}
 	}
 	c.WaitWrites(0)
+}
+
+// BenchmarkHugeLine: a request of 50 MiB (one string, as a file sent as a
+// tool's argument) read by Run from a pipe, with a ping written right
+// behind it, beside a plain copy of the same bytes through a pipe of the
+// same kind, in turn in each op, so that both see the same machine.
+// Reported, medians over the ops: copy-ms (the copy, to its last byte),
+// read-ms (from the first byte written to the huge request's Handle: the
+// line found and checked), behind-ms (from when the writer could write the
+// ping, its huge write done, to the ping's Handle) and behind-max-ms.
+//
+//	go test -run '^$' -bench HugeLine -benchtime 10x ./jsonrpc/
+func BenchmarkHugeLine(b *testing.B) {
+	var huge []byte
+	huge = append(huge, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files__write","arguments":{"pad":"`...)
+	huge = append(huge, bytes.Repeat([]byte("x"), 50<<20)...)
+	huge = append(huge, "\"}}}\n"...)
+	ping := []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n")
+	var copies, reads, behinds []float64
+	for range b.N {
+		copies = append(copies, ms(pipeCopy(b, huge)))
+		read, behind := pipeRun(b, huge, ping)
+		reads, behinds = append(reads, ms(read)), append(behinds, ms(behind))
+	}
+	b.ReportMetric(medianOf(copies), "copy-ms")
+	b.ReportMetric(medianOf(reads), "read-ms")
+	b.ReportMetric(medianOf(behinds), "behind-ms")
+	b.ReportMetric(slices.Max(behinds), "behind-max-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// pipeCopy writes line through a pipe whose other end is read as a plain
+// copy does (io.Copy), and returns how long until its last byte was read.
+func pipeCopy(b *testing.B, line []byte) time.Duration {
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	go func() {
+		w.Write(line)
+		w.Close()
+	}()
+	n, err := io.Copy(io.Discard, r)
+	if err != nil || n != int64(len(line)) {
+		b.Fatalf("copied %d bytes of %d: %v", n, len(line), err)
+	}
+	return time.Since(start)
+}
+
+// pipeRun writes huge then ping through a pipe that a Conn reads, and
+// returns how long until huge was handed to Handle from its first byte
+// written, and until ping was from when its write could begin.
+func pipeRun(b *testing.B, huge, ping []byte) (read, behind time.Duration) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	handled := make(chan time.Time, 2)
+	c := NewConn(r, io.Discard, Options{
+		Queue:       true,
+		MaxLineSize: 256 << 20,
+		Handle:      func(*Message) { handled <- time.Now() },
+	})
+	ran := make(chan error, 1)
+	go func() { ran <- c.Run() }()
+	start := time.Now()
+	w.Write(huge)
+	pingAt := time.Now()
+	w.Write(ping)
+	w.Close()
+	read, behind = (<-handled).Sub(start), (<-handled).Sub(pingAt)
+	if err := <-ran; err != io.EOF {
+		b.Fatal(err)
+	}
+	return read, behind
 }

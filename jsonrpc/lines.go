@@ -13,7 +13,7 @@ import (
 var ErrLineTooLong = errors.New("line too long")
 
 // maxHead is how many first bytes of a line over the limit are kept for
-// Options.Oversized.
+// Options.Oversized: a buffer's worth.
 const maxHead = 64 << 10
 
 // lineReader splits a stream into lines and keeps at most max bytes of a
@@ -26,13 +26,12 @@ const maxHead = 64 << 10
 // peak. (Growing one slice instead would peak at 1.5 to 3 times, and keep
 // the spare capacity.)
 type lineReader struct {
-	br    *bufio.Reader
-	max   int
-	frags [][]byte // the full buffers of the line being read; reused
+	br  *bufio.Reader
+	max int
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &lineReader{br: bufio.NewReaderSize(r, maxHead), max: max}
 }
 
 // longLine is what is kept of a line over the limit.
@@ -45,30 +44,24 @@ type longLine struct {
 // stream), and the error that ended the stream after it, as ReadBytes
 // does. A line over the limit is not returned: long describes it instead.
 func (r *lineReader) next() (line []byte, long *longLine, err error) {
+	var frags [][]byte // the full buffers of a line longer than one, copied
+	var n int64        // their bytes
 	frag, err := r.br.ReadSlice('\n')
-	var n int64 // bytes in r.frags
-	for {
-		if r.over(n, frag, err) {
-			long, err = r.skip(n, frag, err)
-			return nil, long, err
-		}
-		if err != bufio.ErrBufferFull {
-			break
-		}
-		r.frags = append(r.frags, bytes.Clone(frag))
+	for ; err == bufio.ErrBufferFull && !r.over(n, frag, err); frag, err = r.br.ReadSlice('\n') {
+		frags = append(frags, bytes.Clone(frag))
 		n += int64(len(frag))
-		frag, err = r.br.ReadSlice('\n')
 	}
-	if len(r.frags) == 0 {
+	if r.over(n, frag, err) {
+		long, err = r.skip(frags, n, frag, err)
+		return nil, long, err
+	}
+	if len(frags) == 0 {
 		return bytes.Clone(frag), nil, err // the common case: one copy
 	}
 	line = make([]byte, 0, n+int64(len(frag)))
-	for _, f := range r.frags {
+	for _, f := range append(frags, frag) {
 		line = appendPiece(line, f) // a call each: see bulk.go
 	}
-	line = appendPiece(line, frag)
-	clear(r.frags) // let them go
-	r.frags = r.frags[:0]
 	return line, nil, err
 }
 
@@ -88,17 +81,15 @@ func (r *lineReader) over(n int64, frag []byte, err error) bool {
 }
 
 // skip reads the rest of a line over the limit, of which n bytes are in
-// r.frags and frag came last with err, without keeping it. It describes
-// the line and returns the error that ended the stream after it, if any.
-func (r *lineReader) skip(n int64, frag []byte, err error) (*longLine, error) {
+// frags and frag came last with err, without keeping it. It describes the
+// line and returns the error that ended the stream after it, if any.
+func (r *lineReader) skip(frags [][]byte, n int64, frag []byte, err error) (*longLine, error) {
 	long := &longLine{size: n + content(frag, err)}
-	long.head = make([]byte, 0, min(long.size, maxHead))
-	for _, f := range r.frags {
-		long.head = append(long.head, f[:min(len(f), maxHead-len(long.head))]...)
+	first := frag
+	if len(frags) > 0 {
+		first = frags[0] // a full buffer: maxHead bytes
 	}
-	long.head = append(long.head, frag[:min(content(frag, err), int64(maxHead-len(long.head)))]...)
-	clear(r.frags)
-	r.frags = r.frags[:0]
+	long.head = bytes.Clone(first[:min(int64(len(first)), long.size)])
 	for err == bufio.ErrBufferFull {
 		frag, err = r.br.ReadSlice('\n')
 		long.size += content(frag, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -197,4 +198,78 @@ func TestLongLineCostsTwiceItsSize(t *testing.T) {
 		t.Errorf("reading a %d MiB line allocated %.1f MiB", size>>20, float64(n)/(1<<20))
 	}
 	t.Logf("reading a %d MiB line allocated %.2f MiB", size>>20, float64(n)/(1<<20))
+}
+
+// chunkReader returns at most a random number of bytes a read, from 1 to
+// max.
+type chunkReader struct {
+	r   io.Reader
+	rng *rand.Rand
+	max int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	return c.r.Read(p[:min(len(p), 1+c.rng.IntN(c.max))])
+}
+
+// TestLineReaderSplitsAsReadBytes: lines of any length, around the sizes
+// of the buffer and of the pieces, read in reads of any size, come out
+// as bufio.Reader.ReadBytes splits them (the error that ended the stream
+// with the last one), and a line over the limit as its first bytes and
+// its size, with the lines after it unchanged.
+func TestLineReaderSplitsAsReadBytes(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 0))
+	sizes := []int{0, 1, 100, maxHead - 1, maxHead, maxHead + 1, bulkPiece - 1, bulkPiece, bulkPiece + maxHead + 5, 3*bulkPiece + 7}
+	for round := range 300 {
+		var lines [][]byte
+		for range 1 + rng.IntN(6) {
+			line := make([]byte, sizes[rng.IntN(len(sizes))]+rng.IntN(3))
+			for i := range line {
+				line[i] = 'a' + byte(rng.IntN(26))
+			}
+			lines = append(lines, append(line, '\n'))
+		}
+		if rng.IntN(2) == 0 { // no newline at the end
+			last := lines[len(lines)-1]
+			lines[len(lines)-1] = last[:len(last)-1]
+		}
+		limit := []int{0, 50, maxHead, bulkPiece + 3, 2 * bulkPiece}[rng.IntN(5)]
+		var r io.Reader = bytes.NewReader(bytes.Join(lines, nil))
+		switch rng.IntN(4) {
+		case 0:
+			r = iotest.DataErrReader(r)
+		case 1:
+			r = iotest.HalfReader(r)
+		case 2:
+			r = &chunkReader{r: r, rng: rng, max: 1 + rng.IntN(3*maxHead)}
+		}
+		lr := newLineReader(r, limit)
+		for i, want := range lines {
+			line, long, err := lr.next()
+			if wantErr := error(nil); i == len(lines)-1 && !bytes.HasSuffix(want, []byte("\n")) {
+				wantErr = io.EOF
+				if err != wantErr {
+					t.Fatalf("round %d, line %d: error %v, want %v", round, i, err, wantErr)
+				}
+			} else if err != nil {
+				t.Fatalf("round %d, line %d: error %v", round, i, err)
+			}
+			content := bytes.TrimSuffix(want, []byte("\n"))
+			if limit > 0 && len(content) > limit {
+				if line != nil || long == nil || long.size != int64(len(content)) || !bytes.Equal(long.head, content[:min(len(content), maxHead)]) {
+					t.Fatalf("round %d, line %d of %d bytes over %d: got a line of %d bytes, %v", round, i, len(content), limit, len(line), long)
+				}
+				continue
+			}
+			if long != nil || !bytes.Equal(line, want) {
+				t.Fatalf("round %d, line %d: got %d bytes (long %v), want %d", round, i, len(line), long, len(want))
+			}
+		}
+		if bytes.HasSuffix(lines[len(lines)-1], []byte("\n")) {
+			if line, long, err := lr.next(); len(line) > 0 || long != nil || err != io.EOF {
+				t.Fatalf("round %d: after the last line, %d bytes, %v, %v; want io.EOF", round, len(line), long, err)
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,15 +56,12 @@ func StringBytes(raw []byte) (s []byte, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return nil, false
 	}
-	inner := raw[1 : len(raw)-1]
-	for _, c := range inner {
-		if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
-			// Escapes, or bytes that String checks and may replace.
-			d, ok := String(raw)
-			return []byte(d), ok
-		}
+	if skipPlain(raw, 1, false) < len(raw)-1 {
+		// Escapes, or bytes that String checks and may replace.
+		d, ok := String(raw)
+		return []byte(d), ok
 	}
-	return inner, true
+	return raw[1 : len(raw)-1], true
 }
 
 // StringMember returns the value of the member named key when it is a JSON
@@ -158,16 +156,8 @@ func String(raw []byte) (s string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	inner := raw[1 : len(raw)-1]
-	plain := true
-	for _, c := range inner {
-		if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(inner), true
+	if skipPlain(raw, 1, false) == len(raw)-1 { // plain ASCII
+		return string(raw[1 : len(raw)-1]), true
 	}
 	var decoded string // its own variable: &s would put s on the heap for plain strings too
 	if err := json.Unmarshal(raw, &decoded); err != nil {
@@ -179,14 +169,11 @@ func String(raw []byte) (s string, ok bool) {
 // keyBytes decodes a raw JSON string key without allocating when it has no
 // escapes.
 func keyBytes(raw []byte) ([]byte, bool) {
-	inner := raw[1 : len(raw)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			s, ok := String(raw)
-			return []byte(s), ok
-		}
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		s, ok := String(raw)
+		return []byte(s), ok
 	}
-	return inner, true
+	return raw[1 : len(raw)-1], true
 }
 
 // AppendString appends s as a JSON string. Unlike encoding/json it leaves

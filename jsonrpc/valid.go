@@ -1,10 +1,9 @@
 package jsonrpc
 
 // A validating JSON scanner. Every line a Conn reads goes through it once:
-// Parse checks the line and finds its members in the same pass, so that no
-// byte is looked at twice on the way from one peer to the other. It accepts
-// exactly what encoding/json.Valid accepts (FuzzValid checks that), at
-// several times its speed.
+// Parse checks the line and finds its members in one pass over it. It
+// accepts exactly what encoding/json.Valid accepts (FuzzValid checks
+// that), at several times its speed.
 //
 // Like encoding/json.Valid it does not check UTF-8; instead it reports
 // whether a string held any byte >= 0x80, so that only lines with such
@@ -13,6 +12,7 @@ package jsonrpc
 // seeing such a byte is ASCII throughout.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode/utf8"
 )
@@ -34,14 +34,6 @@ func validate(b []byte) (nonASCII, ok bool) {
 	return nonASCII, ok && skipSpace(b, end) == len(b)
 }
 
-// isPlain reports whether c stands for itself inside a JSON string:
-// neither a quote, nor a backslash, nor a control character.
-func isPlain(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
-
-// isPlainASCII is isPlain for bytes below 0x80, and false for the others.
-// (c-0x20 wraps around below 0x20: one comparison for both bounds.)
-func isPlainASCII(c byte) bool { return c-0x20 < 0x60 && c != '"' && c != '\\' }
-
 // What checkString reports about a string besides its end.
 const (
 	escapedFlag  uint8 = 1 << iota // it holds an escape
@@ -54,7 +46,7 @@ const (
 func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 	i++ // the opening quote
 	for {
-		i = skipPlainASCII(b, i)
+		i = skipPlain(b, i, flags&nonASCIIFlag != 0)
 		if i >= len(b) {
 			return 0, 0, false
 		}
@@ -64,7 +56,7 @@ func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 		case c >= utf8.RuneSelf:
 			// Flagged once; then such bytes are plain like the others.
 			flags |= nonASCIIFlag
-			i = skipPlain(b, i+1)
+			i++
 		case c == '\\':
 			flags |= escapedFlag
 			if i+1 >= len(b) {
@@ -87,52 +79,78 @@ func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 	}
 }
 
-// The bytes of a string are looked at 8 at a time (a uint64: SWAR) while
-// they stand for themselves: a long string, such as a file's content in a
-// tool result, is checked several times faster than byte by byte, which
-// matters to a reader that must pass a line of 100 MiB on and then read on.
-const (
-	ones  = 0x0101010101010101 // 0x01 in every byte
-	highs = 0x8080808080808080 // the high bit of every byte
-)
-
-// plainASCIIWord reports whether every byte of w is plain ASCII
-// (isPlainASCII). Without a byte that is not, no subtraction borrows, so
-// the answer is exact.
-func plainASCIIWord(w uint64) bool {
-	return (w|(w-0x20*ones)|((w^'"'*ones)-ones)|((w^'\\'*ones)-ones))&highs == 0
-}
-
-// plainWord reports whether every byte of w is plain (isPlain): bytes >=
-// 0x80 are, so each test is masked with ^w (hasless and haszero of Bit
-// Twiddling Hacks); exact as plainASCIIWord is.
-func plainWord(w uint64) bool {
-	q, bs := w^'"'*ones, w^'\\'*ones
-	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
-}
-
-// skipPlainASCII returns the offset of the first byte from b[i] on that is
-// not plain ASCII, or len(b).
-func skipPlainASCII(b []byte, i int) int {
-	for i+8 <= len(b) && plainASCIIWord(binary.LittleEndian.Uint64(b[i:])) {
-		i += 8
+// skipPlain returns the offset of the first byte from b[i] on that does
+// not stand for itself in a JSON string, or len(b): a quote, a backslash,
+// a control character, or, unless high, a byte >= 0x80. It looks at 8
+// bytes at a time (a uint64: SWAR, see special), and a run longer than
+// 256 bytes a window at a time (skipRun).
+func skipPlain(b []byte, i int, high bool) int {
+	for end := i + 256; i+8 <= len(b) && special(binary.LittleEndian.Uint64(b[i:]), high, false) == 0; i += 8 {
+		if i >= end {
+			i = skipRun(b, i, high)
+			break
+		}
 	}
-	for i < len(b) && isPlainASCII(b[i]) {
+	for i < len(b) && (b[i]-0x20 < 0x60 || high && b[i] >= utf8.RuneSelf) && b[i] != '"' && b[i] != '\\' {
 		i++
 	}
 	return i
 }
 
-// skipPlain returns the offset of the first byte from b[i] on that is not
-// plain, or len(b).
-func skipPlain(b []byte, i int) int {
-	for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
-		i += 8
-	}
-	for i < len(b) && isPlain(b[i]) {
-		i++
+// skipRun is skipPlain for a long run, such as a file's content in a tool
+// result, up to the 8 bytes that hold the end of the run. It looks at a
+// window at a time, twice as long at each step up to 64 KiB: the
+// runtime's IndexByte finds a quote or a backslash in it, many bytes an
+// instruction, and then its words need only be checked for the other
+// bytes, 32 at a time. A run of 100 MiB is checked several times faster
+// than word by word, and a reader that must pass such a line on is back
+// to reading sooner.
+func skipRun(b []byte, i int, high bool) int {
+	for n := 512; i < len(b); n = min(2*n, 64<<10) {
+		w := b[i:min(i+n, len(b))]
+		if q := bytes.IndexByte(w, '"'); q >= 0 {
+			w = w[:q]
+		}
+		if q := bytes.IndexByte(w, '\\'); q >= 0 {
+			w = w[:q]
+		}
+		j := 0
+		for ; j+32 <= len(w); j += 32 {
+			x := w[j : j+32 : j+32]
+			if special(binary.LittleEndian.Uint64(x), high, true)|special(binary.LittleEndian.Uint64(x[8:]), high, true)|
+				special(binary.LittleEndian.Uint64(x[16:]), high, true)|special(binary.LittleEndian.Uint64(x[24:]), high, true) != 0 {
+				break
+			}
+		}
+		for j+8 <= len(w) && special(binary.LittleEndian.Uint64(w[j:]), high, true) == 0 {
+			j += 8
+		}
+		if i += j; j < n {
+			return i
+		}
 	}
 	return i
+}
+
+// special returns x with the high bit of each byte set that does not
+// stand for itself in a string, as skipPlain says, and no other bit; cut:
+// x holds no quote or backslash. It may also flag a byte after such a
+// byte (a subtraction may borrow from it), never one before, so that x
+// is found to hold one exactly when it does (hasless and haszero of Bit
+// Twiddling Hacks; when high, a byte >= 0x80, whose high bit a
+// subtraction may leave set, is masked out with ^x).
+func special(x uint64, high, cut bool) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	m := x - 0x20*ones // control bytes
+	if !cut {
+		m |= (x ^ '"'*ones - ones) | (x ^ '\\'*ones - ones)
+	}
+	if high {
+		m &^= x
+	} else {
+		m |= x
+	}
+	return m & highs
 }
 
 func isHex(c byte) bool {

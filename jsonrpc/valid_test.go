@@ -185,31 +185,52 @@ func TestParseNestingLimitCountsTheLine(t *testing.T) {
 	}
 }
 
-// TestSkipPlainAgreesByteByByte: the word-at-a-time skips stop where the
-// byte-by-byte loops stop, for each byte value at each offset of a run of
-// plain bytes, ASCII or not, with one more such byte at a later offset.
+// TestSkipPlainAgreesByteByByte: skipPlain stops where a byte-by-byte
+// loop stops, for each byte value at offsets all along a run of plain
+// bytes, ASCII or not, with one more such byte at a later offset: short
+// runs, looked at word by word, and long ones, looked at in windows.
 func TestSkipPlainAgreesByteByByte(t *testing.T) {
-	slow := func(b []byte, i int, plain func(byte) bool) int {
-		for i < len(b) && plain(b[i]) {
+	t.Parallel()
+	slow := func(b []byte, i int, high bool) int {
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' && (high || b[i] < 0x80) {
 			i++
 		}
 		return i
 	}
-	for _, fill := range []byte{'a', 0xC3, 0x7F, 0x20, 0xFF} {
-		for c := 0; c < 256; c++ {
-			for at := 0; at < 20; at++ {
-				for _, second := range []int{-1, at + 1, at + 8, 19} {
-					b := bytes.Repeat([]byte{fill}, 20)
-					b[at] = byte(c)
-					if second >= 0 && second < len(b) {
-						b[second] = byte(c)
+	var offsets []int
+	for at := 0; at < 2100; at++ {
+		if at < 40 || at%37 == 0 || at > 250 && at < 300 || at > 760 && at < 800 || at > 2060 {
+			offsets = append(offsets, at)
+		}
+	}
+	var every, some []byte
+	for c := range 256 {
+		every = append(every, byte(c))
+	}
+	some = []byte{0, 0x1F, 0x20, '"', '\\', 0x7F, 0x80, 0xC3, 0xFF}
+	for _, n := range []int{20, 100, 2100} {
+		values := every
+		if n > 100 {
+			values = some
+		}
+		for _, fill := range []byte{'a', 0xC3, 0x7F, 0x20, 0xFF} {
+			for _, c := range values {
+				for _, at := range offsets {
+					if at >= n {
+						break
 					}
-					for from := 0; from < 3; from++ {
-						if got, want := skipPlainASCII(b, from), slow(b, from, isPlainASCII); got != want {
-							t.Fatalf("skipPlainASCII(%q, %d) = %d, want %d", b, from, got, want)
+					for _, second := range []int{-1, at + 1, at + 8, at + 33, n - 1} {
+						b := bytes.Repeat([]byte{fill}, n)
+						b[at] = c
+						if second >= 0 && second < len(b) {
+							b[second] = c
 						}
-						if got, want := skipPlain(b, from), slow(b, from, isPlain); got != want {
-							t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, from, got, want)
+						for from := 0; from < 3; from++ {
+							for _, high := range []bool{false, true} {
+								if got, want := skipPlain(b, from, high), slow(b, from, high); got != want {
+									t.Fatalf("skipPlain(%d bytes of %q with %q at %d and %d, %d, %v) = %d, want %d", n, fill, c, at, second, from, high, got, want)
+								}
+							}
 						}
 					}
 				}
