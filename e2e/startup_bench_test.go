@@ -250,5 +250,3 @@ func processesBench(b *testing.B) {
 	b.ReportMetric(freshOneCall/n, "fresh-one-call-procs")
 	b.ReportMetric(listing/n, "listing-procs")
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
