@@ -11,13 +11,9 @@ import "time"
 // the awaited thing does come keeps the default.
 type graces struct {
 	exit      time.Duration // a server's exit after its stdout ended, or the reverse: server.DefaultExitGrace
-	answer    time.Duration // the client's requests at the end of its input: answerGrace
 	flush     time.Duration // the client's output at the end of the session: flushGrace
 	deadTasks time.Duration // the tasks of a child that died: deadTaskGrace
 }
-
-// forAnswers is g.answer, or answerGrace.
-func (g graces) forAnswers() time.Duration { return orDefault(g.answer, answerGrace) }
 
 // forFlush is g.flush, or flushGrace.
 func (g graces) forFlush() time.Duration { return orDefault(g.flush, flushGrace) }
@@ -34,9 +30,9 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // answerGrace is how long the requests read before the client closed its
-// input may take to be answered before the children are stopped
-// (Options.graces.answer in tests). It counts against the 3 s in which a
-// polite shutdown ends (with 1 s + 1 s for a child that ignores both its
+// input may take to be answered before the children are stopped, unless
+// the end is hurried (Serve's ctx ends). It counts against the 3 s in which
+// a polite shutdown ends (with 1 s + 1 s for a child that ignores both its
 // stdin closing and SIGTERM: see stdio.DefaultStopGrace).
 const answerGrace = 500 * time.Millisecond
 

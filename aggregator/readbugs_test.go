@@ -15,7 +15,8 @@ import (
 // only: the 2026-07-28 era removed it.
 func TestRootsChangedReachesOnlyLegacyChildren(t *testing.T) {
 	t.Parallel()
-	h, puppets := serveEras(t, Options{graces: leftInFlight}, legacyKind, modernKind) // the call is never answered
+	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
+	h.leftInFlight() // the call is never answered
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
 	h.startServers()
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

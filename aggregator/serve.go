@@ -82,7 +82,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			}
 		}()
 		a.listens.endAll() // they would never be answered otherwise
-		a.client.calls.WaitEmpty(a.opts.graces.forAnswers(), a.life.Hurried())
+		a.client.calls.WaitEmpty(answerGrace, a.life.Hurried())
 		a.shutdown()
 
 	case <-toClient.Broken():
