@@ -11,12 +11,8 @@ import "time"
 // the awaited thing does come keeps the default.
 type graces struct {
 	exit      time.Duration // a server's exit after its stdout ended, or the reverse: server.DefaultExitGrace
-	flush     time.Duration // the client's output at the end of the session: flushGrace
 	deadTasks time.Duration // the tasks of a child that died: deadTaskGrace
 }
-
-// forFlush is g.flush, or flushGrace.
-func (g graces) forFlush() time.Duration { return orDefault(g.flush, flushGrace) }
 
 // forDeadTasks is g.deadTasks, or deadTaskGrace.
 func (g graces) forDeadTasks() time.Duration { return orDefault(g.deadTasks, deadTaskGrace) }
@@ -37,7 +33,7 @@ func orDefault(d, def time.Duration) time.Duration {
 const answerGrace = 500 * time.Millisecond
 
 // flushGrace bounds how long Serve waits at its end for the client to read
-// what is still queued for it (Options.graces.flush in tests).
+// what is still queued for it.
 const flushGrace = time.Second
 
 // deadTaskGrace is how long the tasks of a child that died stay known, so

@@ -273,7 +273,7 @@ func (a *Aggregator) shutdown() {
 // nothing more does not hold up the end (the write that waits for it ends
 // with the process).
 func (a *Aggregator) flushClient() {
-	if grace := a.opts.graces.forFlush(); !a.client.conn.WaitWrites(grace) {
-		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", grace)
+	if !a.client.conn.WaitWrites(flushGrace) {
+		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", flushGrace)
 	}
 }
