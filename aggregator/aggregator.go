@@ -323,7 +323,6 @@ func New(opts Options) *Aggregator {
 			ProbeTimeout:   opts.ProbeTimeout,
 			MaxMessageSize: opts.MaxMessageSize,
 			MaxQueue:       opts.MaxQueue,
-			ExitGrace:      opts.graces.exit,
 			Pacing:         opts.pacing,
 			Memory:         opts.Memory,
 			Life:           a.life,

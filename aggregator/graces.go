@@ -10,7 +10,6 @@ import "time"
 // happens when a wait runs out does not take a second; a test in which
 // the awaited thing does come keeps the default.
 type graces struct {
-	exit      time.Duration // a server's exit after its stdout ended, or the reverse: server.DefaultExitGrace
 	deadTasks time.Duration // the tasks of a child that died: deadTaskGrace
 }
 

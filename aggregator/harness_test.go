@@ -17,11 +17,6 @@ import (
 // watchdog, not a measure.
 const waitLimit = 10 * time.Second
 
-// livesOn are the graces of a test whose child closes its stdout and lives
-// on: the exit the aggregator waits for never comes, so that wait is cut
-// short. A child that does exit is waited for with the default.
-var livesOn = graces{exit: time.Millisecond}
-
 // harness is an aggregator served over pipes in process, driven as its
 // client, with a deadlock watchdog on every read.
 type harness struct {

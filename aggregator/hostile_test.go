@@ -117,7 +117,7 @@ func serveBesideTasks(t *testing.T, script func(m *jsonrpc.Message, out io.Write
 	t.Helper()
 	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
 		if s.Key == "good" {
-			return startScripted((&taskChild{key: s.Key}).script), nil
+			return startTaskChild(s.Key), nil
 		}
 		return startScripted(answerSession(`{"tools":{}}`, `{"name":"go","inputSchema":{"type":"object"}}`,
 			func(m *jsonrpc.Message, _ []byte, out io.Writer) { script(m, out) })), nil

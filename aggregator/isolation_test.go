@@ -74,13 +74,7 @@ func goodServer() *fakeProcess {
 // as bad read it.
 func isolationSession(t *testing.T, bad *hostile, extra string) (*harness, *jsonrpc.Message) {
 	t.Helper()
-	return isolationSessionWith(t, bad, extra, graces{})
-}
-
-// isolationSessionWith is isolationSession with the graces g.
-func isolationSessionWith(t *testing.T, bad *hostile, extra string, g graces) (*harness, *jsonrpc.Message) {
-	t.Helper()
-	h := serveOptions(t, Options{Separator: ":", graces: g, Start: func(s config.Server) (Process, error) {
+	h := serveOptions(t, Options{Separator: ":", Start: func(s config.Server) (Process, error) {
 		if s.Key == "bad" {
 			return bad, nil
 		}
@@ -146,7 +140,7 @@ func othersAnswerThenCall10(t *testing.T, h *harness) string {
 func TestIsolationServerClosesItsStdoutWithACallInFlight(t *testing.T) {
 	t.Parallel()
 	bad := startHostile(false)
-	h, _ := isolationSessionWith(t, bad, "", livesOn)
+	h, _ := isolationSession(t, bad, "")
 	bad.stdoutW.Close() // and it lives on
 	failed := othersAnswerThenCall10(t, h)
 	if !strings.Contains(failed, `server \"bad\" closed its stdout`) {

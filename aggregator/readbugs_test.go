@@ -147,7 +147,7 @@ func TestAChildsRequestsToTheClientAreBounded(t *testing.T) {
 // stdout and it lives on: the exit it is given a grace for never comes.)
 func TestTasksOfADeadChildAreForgotten(t *testing.T) {
 	t.Parallel()
-	h := serveTasksWith(t, graces{deadTasks: time.Millisecond, exit: time.Millisecond}, "a", "b")
+	h := serveTasksWith(t, graces{deadTasks: time.Millisecond}, "a", "b")
 	ta := startTask(t, h, 2, "a:work")
 	tb := startTask(t, h, 3, "b:work")
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)

@@ -92,13 +92,12 @@ func (s *Server) watchHooks() func(string) func() {
 // watch waits for the server to end, at any time, and drops it.
 func (s *Server) watch() {
 	defer close(s.gone)
-	grace := s.set.exitGrace()
 	select {
 	case <-s.proc.Done():
 		// Let the reader take in what the server wrote before it exited.
 		select {
 		case <-s.conn.Done():
-		case <-time.After(grace):
+		case <-time.After(exitGrace):
 		}
 		err := s.proc.Err()
 		if err == nil {
@@ -115,7 +114,7 @@ func (s *Server) watch() {
 				break
 			}
 			s.Drop(s.Errorf("exited"))
-		case <-time.After(grace):
+		case <-time.After(exitGrace):
 			s.Drop(s.Errorf("closed its stdout: %w", s.conn.Err()))
 		}
 		s.proc.Stop()
