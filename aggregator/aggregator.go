@@ -156,9 +156,6 @@ type Options struct {
 	// pacing is the clock and the wait of a server's reader (package server, pace.go);
 	// the zero value is the real ones. Tests set it.
 	pacing server.Pacing
-	// graces are how long the session waits for what usually comes
-	// sooner (graces.go); the zero value is the defaults. Tests set them.
-	graces graces
 	// listDeadline, when set (by tests), is closed when a client's first
 	// lists may wait no longer, instead of after listWait: the tests'
 	// clock.
@@ -330,7 +327,7 @@ func New(opts Options) *Aggregator {
 			Meta:           a.client.childMeta,
 			Watch:          watchHooks,
 			Cancelled:      tellCancelled,
-		}, clientRequestTimeout: opts.ClientRequestTimeout, graces: opts.graces},
+		}, clientRequestTimeout: opts.ClientRequestTimeout},
 		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
 	}
 	children := make([]*child, 0, len(opts.Servers))

@@ -2,27 +2,8 @@ package aggregator
 
 import "time"
 
-// This file is every real-time grace of the session, with its default.
-
-// graces are how long the aggregator waits, in real time, for something
-// that usually comes sooner before it goes on without it: a zero field
-// is its default. Tests set them (Options.graces), so that a test of what
-// happens when a wait runs out does not take a second; a test in which
-// the awaited thing does come keeps the default.
-type graces struct {
-	deadTasks time.Duration // the tasks of a child that died: deadTaskGrace
-}
-
-// forDeadTasks is g.deadTasks, or deadTaskGrace.
-func (g graces) forDeadTasks() time.Duration { return orDefault(g.deadTasks, deadTaskGrace) }
-
-// orDefault is d, or def when d is not positive.
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
+// This file is every real-time grace of the session: how long it waits
+// for something that usually comes sooner before it goes on without it.
 
 // answerGrace is how long the requests read before the client closed its
 // input may take to be answered before the children are stopped, unless
@@ -37,5 +18,5 @@ const flushGrace = time.Second
 
 // deadTaskGrace is how long the tasks of a child that died stay known, so
 // that a tasks/* on them is answered with the child's failure, when their
-// ttl does not end them sooner (Options.graces.deadTasks in tests).
+// ttl does not end them sooner.
 const deadTaskGrace = 5 * time.Minute

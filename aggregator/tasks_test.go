@@ -140,12 +140,7 @@ func (tc *taskChild) list(params []byte, answer func(string)) {
 
 // serveTasks serves an aggregator over a taskChild per key.
 func serveTasks(t *testing.T, keys ...string) *harness {
-	return serveTasksWith(t, graces{}, keys...)
-}
-
-// serveTasksWith is serveTasks with the graces g.
-func serveTasksWith(t *testing.T, g graces, keys ...string) *harness {
-	h := serveOptions(t, Options{graces: g, Start: func(s config.Server) (Process, error) {
+	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
 		return startTaskChild(s.Key), nil
 	}}, keys...)
 	init := h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
