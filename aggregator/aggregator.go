@@ -325,7 +325,6 @@ func New(opts Options) *Aggregator {
 			Life:           a.life,
 			Log:            opts.Log,
 			Meta:           a.client.childMeta,
-			Watch:          watchHooks,
 			Cancelled:      tellCancelled,
 		}, clientRequestTimeout: opts.ClientRequestTimeout},
 		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
@@ -383,17 +382,4 @@ func (w *startWaits) listsDone() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lists
-}
-
-// hookWatchdog, when set (by the tests), watches the hooks of every
-// connection, which conn names (jsonrpc.Options.Watch): nothing that runs
-// on a reader may wait.
-var hookWatchdog func(conn string) func(what string) (done func())
-
-// watchHooks is hookWatchdog for conn, or nil.
-func watchHooks(conn string) func(string) func() {
-	if hookWatchdog == nil {
-		return nil
-	}
-	return hookWatchdog(conn)
 }

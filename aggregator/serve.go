@@ -51,7 +51,6 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
 		Pace:        func(bool) { up.WaitRoom(output.ClientRoom, a.life.Context().Done()) },
-		Watch:       watchHooks("the client"),
 		Written:     output.ReleaseLarge,
 	})
 	a.reloadMu.Lock()  // a reload spawns what it adds once serving is set

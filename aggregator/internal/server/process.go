@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
@@ -71,7 +70,6 @@ func (s *Server) spawn() {
 			s.set.Log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", s.key, m.ID)
 		},
 		Pace:      s.pace,
-		Watch:     s.watchHooks(),
 		Cancelled: s.set.Cancelled,
 	})
 	go func() {
@@ -80,13 +78,6 @@ func (s *Server) spawn() {
 	}()
 	go s.watch()
 	s.set.Log.Debugf("server %q: started %s", s.key, s.cfg.Command)
-}
-
-func (s *Server) watchHooks() func(string) func() {
-	if s.set.Watch == nil {
-		return nil
-	}
-	return s.set.Watch(fmt.Sprintf("server %q", s.key))
 }
 
 // watch waits for the server to end, at any time, and drops it.

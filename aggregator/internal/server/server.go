@@ -100,8 +100,7 @@ type Settings struct {
 	// Meta is the _meta a modern server's own requests (its probe, its
 	// lists, its listens) carry: the client's, as a request has it.
 	Meta func() []byte
-	// Watch and Cancelled are handed to its connection (jsonrpc.Options).
-	Watch     func(conn string) func(string) func()
+	// Cancelled is handed to its connection (jsonrpc.Options).
 	Cancelled func(via *jsonrpc.Lane, id json.RawMessage, cause error)
 }
 
