@@ -153,12 +153,19 @@ type Options struct {
 	// Compound are the compound tools (compound.go).
 	Compound []config.Compound
 
-	// pacing is the clock and the wait of a server's reader (package server, pace.go);
-	// the zero value is the real ones. Tests set it.
+	// pacing is the clock and the wait of a server's reader (package
+	// server, pace.go); the zero value is the real ones. Tests set it, and
+	// only they: the rate is real time (10,000 messages a second), so a
+	// test that saw a reader held back on the real clock would flood it
+	// for seconds, and one that floods less sees nothing.
 	pacing server.Pacing
-	// listDeadline, when set (by tests), is closed when a client's first
-	// lists may wait no longer, instead of after listWait: the tests'
-	// clock.
+	// listDeadline, when set (by tests, and only they), is closed when a
+	// client's first lists may wait no longer, instead of after listWait:
+	// the tests' clock. The real wait is 1 s, 4 s or 24 s by client; the
+	// tests end it on an event (every server up, or a named one), which no
+	// option can say: on the real clock a test of a server still starting
+	// would wait it out, and one of servers that start would race it on a
+	// loaded machine.
 	listDeadline func(a *Aggregator, clientName string) <-chan struct{}
 }
 
