@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -79,9 +80,8 @@ func learnHookFrames() ([]string, error) {
 			}
 		}
 	}
-	var c *jsonrpc.Conn
 	in, out := io.Pipe()
-	c = jsonrpc.NewConn(in, io.Discard, jsonrpc.Options{
+	c := jsonrpc.NewConn(in, io.Discard, jsonrpc.Options{
 		Handle:      func(*jsonrpc.Message) { learn("Handle") },
 		Batch:       func([][]byte) { learn("Batch") },
 		Invalid:     func([]byte, *jsonrpc.Message, error) { learn("Invalid") },
@@ -135,6 +135,7 @@ type hookWatch struct {
 
 	since    map[string]time.Time // a waiting stack -> when it was first seen
 	reported map[string]bool
+	buf      []byte // every goroutine's stack, kept from look to look
 }
 
 // run looks every interval until stop is called, telling caught of each
@@ -165,11 +166,16 @@ func (w *hookWatch) run(interval time.Duration, caught func(report string)) (sto
 // look takes every goroutine's stack at now and returns a report of each
 // reader that has waited in its hooks for limit, once.
 func (w *hookWatch) look(now time.Time) []string {
-	all := goroutineStacks()
+	w.buf = goroutineStacks(w.buf)
+	if !w.inHooks(w.buf) {
+		w.since = nil // the usual case: no reader is in its hooks now
+		return nil
+	}
+	all := string(w.buf)
 	since := make(map[string]time.Time)
 	var reports []string
 	for _, g := range strings.Split(all, "\n\n") {
-		if !waiting(g) || !w.inHooks(g) {
+		if !waiting(g) || !w.inHooks([]byte(g)) {
 			continue
 		}
 		key := withoutState(g) // the same goroutine, at the same point
@@ -190,25 +196,27 @@ func (w *hookWatch) look(now time.Time) []string {
 	return reports
 }
 
-// inHooks reports whether the goroutine's stack g holds one of w.frames.
-func (w *hookWatch) inHooks(g string) bool {
-	for _, line := range strings.Split(g, "\n") {
-		for _, f := range w.frames {
-			if strings.HasPrefix(line, f+"(") {
-				return true
-			}
+// inHooks reports whether the stacks hold a call of one of w.frames.
+func (w *hookWatch) inHooks(stacks []byte) bool {
+	for _, f := range w.frames {
+		if bytes.Contains(stacks, []byte("\n"+f+"(")) {
+			return true
 		}
 	}
 	return false
 }
 
-// goroutineStacks is every goroutine's stack, as a panic prints them.
-func goroutineStacks() string {
-	buf := make([]byte, 1<<20)
+// goroutineStacks is every goroutine's stack, as a panic prints them, in
+// buf if it has room.
+func goroutineStacks(buf []byte) []byte {
+	buf = buf[:cap(buf)]
+	if len(buf) == 0 {
+		buf = make([]byte, 1<<20)
+	}
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			return string(buf[:n])
+			return buf[:n]
 		}
 		buf = make([]byte, 2*len(buf))
 	}
@@ -275,7 +283,7 @@ func watchedConn(t *testing.T, opts jsonrpc.Options) {
 func parkedIn(t *testing.T, fn string) {
 	t.Helper()
 	for start := time.Now(); time.Since(start) < waitLimit; runtime.Gosched() {
-		for _, g := range strings.Split(goroutineStacks(), "\n\n") {
+		for _, g := range strings.Split(string(goroutineStacks(nil)), "\n\n") {
 			if waiting(g) && strings.Contains(g, fn) {
 				return
 			}
