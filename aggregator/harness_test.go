@@ -32,8 +32,8 @@ type harness struct {
 // leftInFlight says that the test ends with requests in flight that
 // nothing will answer (a call whose server waits for the client, which the
 // test no longer plays): the teardown hurries the end (h.hurry) as soon as
-// it closed the input, so that the end does not give them answerGrace. A test that ends its input itself, expecting answers, keeps
-// the polite end.
+// it closed the input, so that the end does not give them answerGrace. A
+// test that ends its input itself, expecting answers, keeps the polite end.
 func (h *harness) leftInFlight() { h.inFlight = true }
 
 // serve runs an aggregator over one child per key, made by start, with
