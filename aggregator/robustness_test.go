@@ -124,7 +124,7 @@ func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
 	if line := read(); line != `{"jsonrpc":"2.0","id":4,"result":{}}` {
 		t.Fatalf("first answer %s, want the ping's", line)
 	}
-	if line := read(); !strings.Contains(line, `"id":3,"error"`) || !strings.Contains(line, `server \"alpha\"`) {
+	if line := read(); !strings.Contains(line, `"id":3,"error"`) || !strings.Contains(line, `server \"alpha\" closed its stdout`) {
 		t.Fatalf("the call: %s", line)
 	}
 }
