@@ -153,15 +153,19 @@ type Options struct {
 	// Compound are the compound tools (compound.go).
 	Compound []config.Compound
 
-	// pacing is the clock and the wait of a server's reader (package server, pace.go);
-	// the zero value is the real ones. Tests set it.
+	// pacing is the clock and the wait of a server's reader (package
+	// server, pace.go); the zero value is the real ones. Tests set it, and
+	// only they: the rate is real time (10,000 messages a second), so a
+	// test that saw a reader held back on the real clock would flood it
+	// for seconds, and one that floods less sees nothing.
 	pacing server.Pacing
-	// graces are how long the session waits for what usually comes
-	// sooner (graces.go); the zero value is the defaults. Tests set them.
-	graces graces
-	// listDeadline, when set (by tests), is closed when a client's first
-	// lists may wait no longer, instead of after listWait: the tests'
-	// clock.
+	// listDeadline, when set (by tests, and only they), is closed when a
+	// client's first lists may wait no longer, instead of after listWait:
+	// the tests' clock. The real wait is 1 s, 4 s or 24 s by client; the
+	// tests end it on an event (every server up, or a named one), which no
+	// option can say: on the real clock a test of a server still starting
+	// would wait it out, and one of servers that start would race it on a
+	// loaded machine.
 	listDeadline func(a *Aggregator, clientName string) <-chan struct{}
 }
 
@@ -323,15 +327,13 @@ func New(opts Options) *Aggregator {
 			ProbeTimeout:   opts.ProbeTimeout,
 			MaxMessageSize: opts.MaxMessageSize,
 			MaxQueue:       opts.MaxQueue,
-			ExitGrace:      opts.graces.exit,
 			Pacing:         opts.pacing,
 			Memory:         opts.Memory,
 			Life:           a.life,
 			Log:            opts.Log,
 			Meta:           a.client.childMeta,
-			Watch:          watchHooks,
 			Cancelled:      tellCancelled,
-		}, clientRequestTimeout: opts.ClientRequestTimeout, graces: opts.graces},
+		}, clientRequestTimeout: opts.ClientRequestTimeout},
 		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
 	}
 	children := make([]*child, 0, len(opts.Servers))
@@ -387,17 +389,4 @@ func (w *startWaits) listsDone() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lists
-}
-
-// hookWatchdog, when set (by the tests), watches the hooks of every
-// connection, which conn names (jsonrpc.Options.Watch): nothing that runs
-// on a reader may wait.
-var hookWatchdog func(conn string) func(what string) (done func())
-
-// watchHooks is hookWatchdog for conn, or nil.
-func watchHooks(conn string) func(string) func() {
-	if hookWatchdog == nil {
-		return nil
-	}
-	return hookWatchdog(conn)
 }

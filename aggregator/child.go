@@ -75,11 +75,10 @@ type childHost struct {
 
 // childSettings are what Options say of a server: what every server of
 // the session shares (package server's), and how long the session waits
-// for the client's answers to its requests and for its tasks once it died.
+// for the client's answers to its requests.
 type childSettings struct {
 	server               server.Settings
 	clientRequestTimeout time.Duration // its requests to the client
-	graces               graces        // of its tasks
 }
 
 // sessionEvents are what a child tells the session of itself, and the one

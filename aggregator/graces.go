@@ -2,49 +2,21 @@ package aggregator
 
 import "time"
 
-// This file is every real-time grace of the session, with its default.
-
-// graces are how long the aggregator waits, in real time, for something
-// that usually comes sooner before it goes on without it: a zero field
-// is its default. Tests set them (Options.graces), so that a test of what
-// happens when a wait runs out does not take a second; a test in which
-// the awaited thing does come keeps the default.
-type graces struct {
-	exit      time.Duration // a server's exit after its stdout ended, or the reverse: server.DefaultExitGrace
-	answer    time.Duration // the client's requests at the end of its input: answerGrace
-	flush     time.Duration // the client's output at the end of the session: flushGrace
-	deadTasks time.Duration // the tasks of a child that died: deadTaskGrace
-}
-
-// forAnswers is g.answer, or answerGrace.
-func (g graces) forAnswers() time.Duration { return orDefault(g.answer, answerGrace) }
-
-// forFlush is g.flush, or flushGrace.
-func (g graces) forFlush() time.Duration { return orDefault(g.flush, flushGrace) }
-
-// forDeadTasks is g.deadTasks, or deadTaskGrace.
-func (g graces) forDeadTasks() time.Duration { return orDefault(g.deadTasks, deadTaskGrace) }
-
-// orDefault is d, or def when d is not positive.
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
+// This file is every real-time grace of the session: how long it waits
+// for something that usually comes sooner before it goes on without it.
 
 // answerGrace is how long the requests read before the client closed its
-// input may take to be answered before the children are stopped
-// (Options.graces.answer in tests). It counts against the 3 s in which a
-// polite shutdown ends (with 1 s + 1 s for a child that ignores both its
+// input may take to be answered before the children are stopped, unless
+// the end is hurried (Serve's ctx ends). It counts against the 3 s in which
+// a polite shutdown ends (with 1 s + 1 s for a child that ignores both its
 // stdin closing and SIGTERM: see stdio.DefaultStopGrace).
 const answerGrace = 500 * time.Millisecond
 
 // flushGrace bounds how long Serve waits at its end for the client to read
-// what is still queued for it (Options.graces.flush in tests).
+// what is still queued for it.
 const flushGrace = time.Second
 
 // deadTaskGrace is how long the tasks of a child that died stay known, so
 // that a tasks/* on them is answered with the child's failure, when their
-// ttl does not end them sooner (Options.graces.deadTasks in tests).
+// ttl does not end them sooner.
 const deadTaskGrace = 5 * time.Minute

@@ -17,27 +17,24 @@ import (
 // watchdog, not a measure.
 const waitLimit = 10 * time.Second
 
-// leftInFlight are the graces of a test that ends with requests in flight
-// that nothing will answer (a call whose server waits for the client, which
-// the test no longer plays): at the end of its input nothing is to come,
-// so the harness's teardown need not wait answerGrace for it. A test that
-// ends its input itself, expecting answers, keeps the default.
-var leftInFlight = graces{answer: time.Millisecond}
-
-// livesOn are the graces of a test whose child closes its stdout and lives
-// on: the exit the aggregator waits for never comes, so that wait is cut
-// short. A child that does exit is waited for with the default.
-var livesOn = graces{exit: time.Millisecond}
-
 // harness is an aggregator served over pipes in process, driven as its
 // client, with a deadlock watchdog on every read.
 type harness struct {
-	t     testing.TB
-	a     *Aggregator
-	in    *io.PipeWriter
-	lines chan string // the aggregator's output, line by line; closed at its end
-	log   syncBuffer
+	t        testing.TB
+	a        *Aggregator
+	in       *io.PipeWriter
+	lines    chan string // the aggregator's output, line by line; closed at its end
+	log      syncBuffer
+	hurry    context.CancelFunc // ends Serve's context, as a signal does: the end is hurried
+	inFlight bool               // leftInFlight: the teardown hurries the end
 }
+
+// leftInFlight says that the test ends with requests in flight that
+// nothing will answer (a call whose server waits for the client, which the
+// test no longer plays): the teardown hurries the end (h.hurry) as soon as
+// it closed the input, so that the end does not give them answerGrace. A
+// test that ends its input itself, expecting answers, keeps the polite end.
+func (h *harness) leftInFlight() { h.inFlight = true }
 
 // serve runs an aggregator over one child per key, made by start, with
 // sep between key and name.
@@ -91,10 +88,12 @@ func serveOptions(t testing.TB, opts Options, keys ...string) *harness {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	h.in = inW
+	ctx, cancel := context.WithCancel(context.Background())
+	h.hurry = cancel
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		h.a.Serve(context.Background(), inR, outW)
+		h.a.Serve(ctx, inR, outW)
 		outW.Close()
 	}()
 	go func() {
@@ -110,7 +109,11 @@ func serveOptions(t testing.TB, opts Options, keys ...string) *harness {
 	}()
 	t.Cleanup(func() {
 		defer checkHooks(t)
+		defer cancel()
 		inW.Close()
+		if h.inFlight {
+			cancel()
+		}
 		go func() {
 			for range h.lines {
 			}

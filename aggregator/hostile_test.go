@@ -115,13 +115,15 @@ func TestAServersMessagesWithTwoOfAMemberAreRefused(t *testing.T) {
 // that script leaves unanswered stay so: leftInFlight.
 func serveBesideTasks(t *testing.T, script func(m *jsonrpc.Message, out io.Writer)) *harness {
 	t.Helper()
-	return serveOptions(t, Options{graces: leftInFlight, Start: func(s config.Server) (Process, error) {
+	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
 		if s.Key == "good" {
-			return startScripted((&taskChild{key: s.Key}).script), nil
+			return startTaskChild(s.Key), nil
 		}
 		return startScripted(answerSession(`{"tools":{}}`, `{"name":"go","inputSchema":{"type":"object"}}`,
 			func(m *jsonrpc.Message, _ []byte, out io.Writer) { script(m, out) })), nil
 	}}, "bad", "good")
+	h.leftInFlight()
+	return h
 }
 
 // A server's messages tied to a task that is not its own (another
@@ -287,7 +289,7 @@ func TestCheckQuotesWhatIsNotPrintable(t *testing.T) {
 func TestIDsWrittenDifferentlyAreOneID(t *testing.T) {
 	t.Parallel()
 	got := make(chan string, 10)
-	h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) {
+	h := serveOptions(t, Options{Separator: ":", Start: func(config.Server) (Process, error) {
 		return startScripted(answerSession(`{"tools":{}}`, `{"name":"wait","inputSchema":{"type":"object"}}`,
 			func(m *jsonrpc.Message, line []byte, _ io.Writer) {
 				if m.Method == "tools/call" || m.Method == "notifications/cancelled" {
@@ -295,6 +297,7 @@ func TestIDsWrittenDifferentlyAreOneID(t *testing.T) {
 				}
 			})), nil
 	}}, "k")
+	h.leftInFlight() // calls wait for good
 	heard := func() string {
 		select {
 		case m := <-got:

@@ -41,9 +41,10 @@ func idChild(askID, token, progressAs string, heard chan<- string) *fakeProcess 
 // "ask" and "wait" are never answered: leftInFlight.
 func serveIDChild(t *testing.T, askID, token, progressAs string) (*harness, <-chan string) {
 	heard := make(chan string, 100)
-	h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) {
+	h := serveOptions(t, Options{Separator: ":", Start: func(config.Server) (Process, error) {
 		return idChild(askID, token, progressAs, heard), nil
 	}}, "k")
+	h.leftInFlight()
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return h, heard
@@ -162,7 +163,7 @@ func TestServerCancelIsFoundByValue(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ id, cancel string }{{`"s/1"`, `"s\/1"`}, {`"s\/1"`, `"s/1"`}, {`8`, `8e0`}} {
 		seen := make(chan struct{}) // the client has the request: it cannot be withdrawn unseen
-		h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) {
+		h := serveOptions(t, Options{Separator: ":", Start: func(config.Server) (Process, error) {
 			return startScripted(answerSession(`{"tools":{}}`, `{"name":"ask"}`, func(m *jsonrpc.Message, _ []byte, out io.Writer) {
 				if m.Method == "tools/call" {
 					out.Write([]byte(`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}` + "\n"))
@@ -172,7 +173,8 @@ func TestServerCancelIsFoundByValue(t *testing.T) {
 					}()
 				}
 			})), nil
-		}}, "k") // the call to "ask" is never answered
+		}}, "k")
+		h.leftInFlight() // the call to "ask" is never answered
 		h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 		h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"k:ask"}}`)

@@ -97,7 +97,8 @@ func TestModernClientLegacyChildAnswersWhileParked(t *testing.T) {
 // guessed: with two calls in flight the child gets an error.
 func TestModernClientLegacyChildRequestNotGuessed(t *testing.T) {
 	t.Parallel()
-	h, puppets := serveEras(t, Options{graces: leftInFlight}, legacyKind) // the calls are never answered
+	h, puppets := serveEras(t, Options{}, legacyKind)
+	h.leftInFlight() // the calls are never answered
 	pl := puppets[legacyKind]
 	h.exchange(modernLine("1", "tools/list", ""))
 	h.send(modernLine("2", "tools/call", `"name":"legacy:x","arguments":{}`))

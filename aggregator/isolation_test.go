@@ -74,13 +74,7 @@ func goodServer() *fakeProcess {
 // as bad read it.
 func isolationSession(t *testing.T, bad *hostile, extra string) (*harness, *jsonrpc.Message) {
 	t.Helper()
-	return isolationSessionWith(t, bad, extra, graces{})
-}
-
-// isolationSessionWith is isolationSession with the graces g.
-func isolationSessionWith(t *testing.T, bad *hostile, extra string, g graces) (*harness, *jsonrpc.Message) {
-	t.Helper()
-	h := serveOptions(t, Options{Separator: ":", graces: g, Start: func(s config.Server) (Process, error) {
+	h := serveOptions(t, Options{Separator: ":", Start: func(s config.Server) (Process, error) {
 		if s.Key == "bad" {
 			return bad, nil
 		}
@@ -143,16 +137,29 @@ func othersAnswerThenCall10(t *testing.T, h *harness) string {
 	return ended
 }
 
+// A server that closes its stdout and lives on: the others answer while
+// the aggregator waits to learn how it ended, and its call in flight
+// fails, naming it, once it has exited. (The wait running out, which names
+// the closed stdout, is tested by
+// TestCallToAChildWhoseOutputEndedDoesNotStallTheReader.)
 func TestIsolationServerClosesItsStdoutWithACallInFlight(t *testing.T) {
 	t.Parallel()
 	bad := startHostile(false)
-	h, _ := isolationSessionWith(t, bad, "", livesOn)
-	bad.stdoutW.Close() // and it lives on
-	failed := othersAnswerThenCall10(t, h)
-	if !strings.Contains(failed, `server \"bad\" closed its stdout`) {
+	h, _ := isolationSession(t, bad, "")
+	bad.stdoutW.Close() // and it lives on, until the others have answered
+	var failed string
+	othersAnswer(t, h, func(line string) {
+		if strings.Contains(line, `"id":10`) {
+			failed = line // the wait ran out first, on a slow machine
+		}
+	})
+	bad.Stop()
+	if failed == "" {
+		failed = readUntil(t, h, `"id":10`)
+	}
+	if !strings.Contains(failed, `server \"bad\" exited`) && !strings.Contains(failed, `server \"bad\" closed its stdout`) {
 		t.Errorf("the call in flight to bad ended with %s", failed)
 	}
-	bad.Stop()
 }
 
 func TestIsolationServerExitsWithACallInFlight(t *testing.T) {

@@ -15,7 +15,8 @@ import (
 // only: the 2026-07-28 era removed it.
 func TestRootsChangedReachesOnlyLegacyChildren(t *testing.T) {
 	t.Parallel()
-	h, puppets := serveEras(t, Options{graces: leftInFlight}, legacyKind, modernKind) // the call is never answered
+	h, puppets := serveEras(t, Options{}, legacyKind, modernKind)
+	h.leftInFlight() // the call is never answered
 	h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
 	h.startServers()
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -142,21 +143,30 @@ func TestAChildsRequestsToTheClientAreBounded(t *testing.T) {
 }
 
 // The tasks of a child that died are forgotten after deadTaskGrace: a
-// dead child leaves nothing behind for good. ("die" closes the child's
-// stdout and it lives on: the exit it is given a grace for never comes.)
+// dead child leaves nothing behind for good. The test does not wait the
+// grace: it has the timer the child's death set fire now (Timer.Reset), and
+// waits until it has run.
 func TestTasksOfADeadChildAreForgotten(t *testing.T) {
 	t.Parallel()
-	h := serveTasksWith(t, graces{deadTasks: time.Millisecond, exit: time.Millisecond}, "a", "b")
+	h := serveTasks(t, "a", "b")
 	ta := startTask(t, h, 2, "a:work")
 	tb := startTask(t, h, 3, "b:work")
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)
-	readUntil(t, h, `"notifications/tasks/status"`)
-	deadline := time.Now().Add(waitLimit)
-	for _, ok := h.a.relay.tasks.byID.Get(ta); ok; _, ok = h.a.relay.tasks.byID.Get(ta) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the dead child's task %s is still known after %v", ta, waitLimit)
-		}
-		time.Sleep(time.Millisecond) // polled: the timer says nothing when it fires
+	readUntil(t, h, `"notifications/tasks/status"`) // sent once the timer was set (failTasks)
+	rt := h.a.relay
+	rt.tasks.forgetMu.Lock()
+	timers := rt.tasks.timers
+	rt.tasks.forgetMu.Unlock()
+	if len(timers) != 1 {
+		t.Fatalf("%d timers set to forget the tasks of a dead child, want 1", len(timers))
+	}
+	if _, ok := rt.tasks.byID.Get(ta); !ok {
+		t.Fatalf("the dead child's task %s was forgotten before its grace", ta)
+	}
+	timers[0].Reset(0) // deadTaskGrace has passed
+	rt.tasks.forgetting.Wait()
+	if _, ok := rt.tasks.byID.Get(ta); ok {
+		t.Errorf("the dead child's task %s is still known after its grace", ta)
 	}
 	if _, ok := h.a.relay.tasks.byID.Get(tb); !ok {
 		t.Errorf("the live child's task %s was forgotten too", tb)

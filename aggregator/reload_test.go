@@ -15,7 +15,7 @@ import (
 // fleet starts the children of the reload tests: each entry's args are its
 // tools, but "+prompts" and "+resources", which make it declare and list
 // one prompt and one resource. Tool "hold" answers once release is closed;
-// "die" crashes the child (it closes its stdout); any other answers with
+// "die" crashes the child (it exits); any other answers with
 // KEY/NAME. It counts the starts of each key and keeps what each child got
 // in initialize.
 type fleet struct {
@@ -45,7 +45,8 @@ func (f *fleet) start(s config.Server) (Process, error) {
 		}
 	}
 	caps += "}"
-	p := startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
+	var p *fakeProcess
+	p = startScripted(func(m *jsonrpc.Message, _ []byte, out io.Writer) {
 		answer := func(result string) { out.Write(jsonrpc.AppendResult(nil, m.ID, []byte(result))) }
 		switch m.Method {
 		case "initialize":
@@ -71,7 +72,7 @@ func (f *fleet) start(s config.Server) (Process, error) {
 					answer(`{"content":[{"type":"text","text":"held"}]}`)
 				}()
 			case "die":
-				out.(io.Closer).Close()
+				p.Stop()
 			default:
 				answer(`{"content":[{"type":"text","text":"` + s.Key + "/" + name + `"}]}`)
 			}
@@ -112,13 +113,7 @@ func serveEntries(t testing.TB, opts Options, entries ...config.Server) *harness
 // sampling, and lists the tools once (every child up).
 func reloadHarness(t *testing.T, f *fleet, entries ...config.Server) *harness {
 	t.Helper()
-	return reloadHarnessWith(t, f, graces{}, entries...)
-}
-
-// reloadHarnessWith is reloadHarness with the graces g.
-func reloadHarnessWith(t *testing.T, f *fleet, g graces, entries ...config.Server) *harness {
-	t.Helper()
-	h := serveEntries(t, Options{Start: f.start, graces: g}, entries...)
+	h := serveEntries(t, Options{Start: f.start}, entries...)
 	h.exchange(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	h.exchange(`{"jsonrpc":"2.0","id":"l0","method":"tools/list"}`)
@@ -255,7 +250,7 @@ func TestReloadRestartsAChangedServerOnly(t *testing.T) {
 func TestReloadKeepsACrashedServerDownUntilItsEntryChanges(t *testing.T) {
 	t.Parallel()
 	f := newFleet()
-	h := reloadHarnessWith(t, f, livesOn, entry("a", "x", "die"), entry("b", "y")) // "die" leaves a running
+	h := reloadHarness(t, f, entry("a", "x", "die"), entry("b", "y"))
 	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a:die","arguments":{}}}`)
 	for seen := map[string]bool{}; !seen["answer"] || !seen["changed"]; { // in either order
 		line := h.read()

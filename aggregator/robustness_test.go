@@ -68,9 +68,10 @@ func TestBrokenAnswerToAChildRequestEndsIt(t *testing.T) {
 	t.Parallel()
 	for _, inBatch := range []bool{false, true} {
 		got := make(chan string, 10)
-		h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) { // the call is never answered
+		h := serveOptions(t, Options{Separator: ":", Start: func(config.Server) (Process, error) {
 			return samplingChild(got), nil
 		}}, "s")
+		h.leftInFlight() // the call is never answered
 		send, read := h.send, h.read
 		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`)
 		read()
@@ -123,7 +124,7 @@ func TestCallToAChildWhoseOutputEndedDoesNotStallTheReader(t *testing.T) {
 	if line := read(); line != `{"jsonrpc":"2.0","id":4,"result":{}}` {
 		t.Fatalf("first answer %s, want the ping's", line)
 	}
-	if line := read(); !strings.Contains(line, `"id":3,"error"`) || !strings.Contains(line, `server \"alpha\"`) {
+	if line := read(); !strings.Contains(line, `"id":3,"error"`) || !strings.Contains(line, `server \"alpha\" closed its stdout`) {
 		t.Fatalf("the call: %s", line)
 	}
 }
@@ -151,8 +152,9 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 		}
 		return `{"tools":[]}`
 	}
-	// Nothing but the shutdown answers the read: the answer grace runs out.
-	h := serveOptions(t, Options{Separator: ":", graces: leftInFlight, Start: func(config.Server) (Process, error) { return startFake(child), nil }}, "r")
+	// Nothing but the shutdown answers the read: the test does not wait out
+	// answerGrace, it hurries the end as a signal would.
+	h := serveOptions(t, Options{Separator: ":", Start: func(config.Server) (Process, error) { return startFake(child), nil }}, "r")
 	send, read, closeInput := h.send, h.read, h.closeInput
 	send(initLine)
 	read()
@@ -160,6 +162,7 @@ func TestShutdownAnswersARequestServedHere(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	read() // the ping: the read is being served
 	closeInput()
+	h.hurry()
 	if line := read(); line != `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"mcp-simple-aggregator is shutting down"}}` {
 		t.Fatalf("at shutdown: %s", line)
 	}

@@ -51,7 +51,6 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 		MaxLineSize: a.opts.MaxMessageSize,
 		Oversized:   a.clientOversized,
 		Pace:        func(bool) { up.WaitRoom(output.ClientRoom, a.life.Context().Done()) },
-		Watch:       watchHooks("the client"),
 		Written:     output.ReleaseLarge,
 	})
 	a.reloadMu.Lock()  // a reload spawns what it adds once serving is set
@@ -82,7 +81,7 @@ func (a *Aggregator) Serve(ctx context.Context, in io.Reader, out io.Writer) err
 			}
 		}()
 		a.listens.endAll() // they would never be answered otherwise
-		a.client.calls.WaitEmpty(a.opts.graces.forAnswers(), a.life.Hurried())
+		a.client.calls.WaitEmpty(answerGrace, a.life.Hurried())
 		a.shutdown()
 
 	case <-toClient.Broken():
@@ -273,7 +272,7 @@ func (a *Aggregator) shutdown() {
 // nothing more does not hold up the end (the write that waits for it ends
 // with the process).
 func (a *Aggregator) flushClient() {
-	if grace := a.opts.graces.forFlush(); !a.client.conn.WaitWrites(grace) {
-		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", grace)
+	if !a.client.conn.WaitWrites(flushGrace) {
+		a.log.Warnf("the client did not read the rest of its output within %v; it is left unwritten", flushGrace)
 	}
 }

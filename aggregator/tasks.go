@@ -105,7 +105,7 @@ func (rt *relayTables) sweepTasks(now time.Time) {
 // passed, unless the session ends first (stopForgetting).
 func (rt *relayTables) forgetLater(c *child) {
 	rt.tasks.forgetting.Add(1)
-	timer := time.AfterFunc(c.host.settings.graces.forDeadTasks(), func() {
+	timer := time.AfterFunc(deadTaskGrace, func() {
 		defer rt.tasks.forgetting.Done()
 		for _, t := range c.tasks.TakeAll() {
 			rt.tasks.byID.Remove(t.id, t)

@@ -24,10 +24,18 @@ import (
 // Its tasks/list says completed of a task whose result was fetched.
 type taskChild struct {
 	key    string
+	proc   *fakeProcess // set once started: "die" ends it
 	mu     sync.Mutex
 	n      int
 	done   map[string]bool // tasks whose result was fetched
 	forgot bool            // task-1 is forgotten
+}
+
+// startTaskChild starts a taskChild.
+func startTaskChild(key string) *fakeProcess {
+	tc := &taskChild{key: key}
+	tc.proc = startScripted(tc.script)
+	return tc.proc
 }
 
 func (tc *taskChild) taskObj(id, status string) string {
@@ -79,7 +87,7 @@ func (tc *taskChild) call(m *jsonrpc.Message, out io.Writer, answer func(string)
 		answer(`{"content":[]}`)
 	case "die":
 		answer(`{"content":[]}`)
-		out.(io.Closer).Close()
+		tc.proc.Stop()
 	case "forget":
 		tc.mu.Lock()
 		tc.forgot = true
@@ -132,13 +140,8 @@ func (tc *taskChild) list(params []byte, answer func(string)) {
 
 // serveTasks serves an aggregator over a taskChild per key.
 func serveTasks(t *testing.T, keys ...string) *harness {
-	return serveTasksWith(t, graces{}, keys...)
-}
-
-// serveTasksWith is serveTasks with the graces g.
-func serveTasksWith(t *testing.T, g graces, keys ...string) *harness {
-	h := serveOptions(t, Options{graces: g, Start: func(s config.Server) (Process, error) {
-		return startScripted((&taskChild{key: s.Key}).script), nil
+	h := serveOptions(t, Options{Start: func(s config.Server) (Process, error) {
+		return startTaskChild(s.Key), nil
 	}}, keys...)
 	init := h.exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`)
 	if !strings.Contains(init, `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`) {
@@ -274,7 +277,7 @@ func TestRelatedTaskOfAChildsRequest(t *testing.T) {
 // A child that dies: its tasks are reported failed, and a poll names it.
 func TestTasksOfADeadChildFail(t *testing.T) {
 	t.Parallel()
-	h := serveTasksWith(t, livesOn, "a", "b") // "die" leaves it running
+	h := serveTasks(t, "a", "b")
 	ta := startTask(t, h, 2, "a:work")
 	startTask(t, h, 3, "b:work")
 	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a:die"}}`)

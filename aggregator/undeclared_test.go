@@ -55,7 +55,8 @@ func TestUndeclaredModesAreRefusedToTheServer(t *testing.T) {
 // is refused to the server and never becomes an input request.
 func TestUndeclaredModeOfAModernCallIsRefused(t *testing.T) {
 	t.Parallel()
-	_, pl, _ := legacyCall(t, Options{graces: leftInFlight}) // the call waits for good
+	h, pl, _ := legacyCall(t, Options{})
+	h.leftInFlight() // the call waits for good
 	pl.say(`{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"mode":"url","message":"sign in","url":"https://example.com/login","elicitationId":"e1"}}`)
 	if got := pl.heard(t); got != `{"jsonrpc":"2.0","id":"q","error":{"code":-32602,"message":"Invalid params: elicitation/create asks for elicitation.url, which the client did not declare"}}` {
 		t.Errorf("the server got %s", got)

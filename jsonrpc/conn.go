@@ -60,15 +60,11 @@ func (c *Conn) Run() error {
 	for {
 		line, long, err := lines.next()
 		if long != nil {
-			done := c.watch("a line over MaxLineSize")
 			if lerr := c.tooLong(long); lerr != nil {
 				err = lerr
 			}
-			done()
 		} else if len(line) > 0 {
-			done := c.watch("a line")
 			answered := c.dispatch(line)
-			done()
 			if c.opts.Pace != nil {
 				c.opts.Pace(answered)
 			}
@@ -407,19 +403,9 @@ func (c *Conn) Close(cause error) {
 	c.pending = nil
 	close(c.done)
 	c.mu.Unlock()
-	done := c.watch("the close of pending calls")
-	defer done()
 	for _, w := range pending {
 		w.Answered(nil, err)
 	}
-}
-
-// watch is Options.Watch, or nothing.
-func (c *Conn) watch(what string) func() {
-	if c.opts.Watch == nil {
-		return func() {}
-	}
-	return c.opts.Watch(what)
 }
 
 // Done is closed when the connection closes.

@@ -3,9 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -120,35 +118,6 @@ func TestWriteQueuesPartsWhereTheyLie(t *testing.T) {
 	rec := w.rec.recorded()
 	if got := string(rec[len(rec)-3]) + string(rec[len(rec)-2]) + string(rec[len(rec)-1]); got != string(AppendResult(nil, []byte("1"), result)) {
 		t.Errorf("the line written from parts differs: %.80q", got)
-	}
-}
-
-// TestWatchSurroundsTheHooks: Options.Watch is told before a line reaches
-// its hook and done after the hook returned, and likewise around Close's
-// answers to the pending calls.
-func TestWatchSurroundsTheHooks(t *testing.T) {
-	t.Parallel()
-	var mu sync.Mutex
-	var events []string
-	record := func(e string) {
-		mu.Lock()
-		events = append(events, e)
-		mu.Unlock()
-	}
-	c := NewConn(strings.NewReader(`{"jsonrpc":"2.0","method":"n"}`+"\n"), io.Discard, Options{
-		Handle: func(*Message) { record("handle") },
-		Watch: func(what string) func() {
-			record("start " + what)
-			return func() { record("done " + what) }
-		},
-	})
-	c.Go("m", nil, func(*Message, error) { record("answered") })
-	c.Run() // reads the notification, then closes at the end of input
-	mu.Lock()
-	defer mu.Unlock()
-	want := "start a line,handle,done a line,start the close of pending calls,answered,done the close of pending calls"
-	if got := strings.Join(events, ","); got != want {
-		t.Errorf("events %s, want %s", got, want)
 	}
 }
 

@@ -79,9 +79,4 @@ type Options struct {
 	// queue's goroutine has written, on that goroutine, once the Conn
 	// holds the line no more.
 	Written func(size int)
-	// Watch, when set, is told as the reader hands a line to the hooks
-	// and as Close tells the pending calls of the close; the function it
-	// returns is called once they have returned. Tests use it to catch a
-	// hook that blocks.
-	Watch func(what string) (done func())
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
@@ -71,7 +70,6 @@ func (s *Server) spawn() {
 			s.set.Log.Debugf("server %q: dropped the answer to id %s (cancelled or timed out)", s.key, m.ID)
 		},
 		Pace:      s.pace,
-		Watch:     s.watchHooks(),
 		Cancelled: s.set.Cancelled,
 	})
 	go func() {
@@ -82,23 +80,15 @@ func (s *Server) spawn() {
 	s.set.Log.Debugf("server %q: started %s", s.key, s.cfg.Command)
 }
 
-func (s *Server) watchHooks() func(string) func() {
-	if s.set.Watch == nil {
-		return nil
-	}
-	return s.set.Watch(fmt.Sprintf("server %q", s.key))
-}
-
 // watch waits for the server to end, at any time, and drops it.
 func (s *Server) watch() {
 	defer close(s.gone)
-	grace := s.set.exitGrace()
 	select {
 	case <-s.proc.Done():
 		// Let the reader take in what the server wrote before it exited.
 		select {
 		case <-s.conn.Done():
-		case <-time.After(grace):
+		case <-time.After(exitGrace):
 		}
 		err := s.proc.Err()
 		if err == nil {
@@ -115,7 +105,7 @@ func (s *Server) watch() {
 				break
 			}
 			s.Drop(s.Errorf("exited"))
-		case <-time.After(grace):
+		case <-time.After(exitGrace):
 			s.Drop(s.Errorf("closed its stdout: %w", s.conn.Err()))
 		}
 		s.proc.Stop()

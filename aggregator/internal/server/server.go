@@ -92,8 +92,7 @@ type Settings struct {
 	StartupTimeout time.Duration // its initialize and first lists; a list refresh
 	ProbeTimeout   time.Duration // its server/discover probe
 	MaxMessageSize int
-	MaxQueue       int           // of lines waiting to be written to it
-	ExitGrace      time.Duration // its exit after its stdout ended, or the reverse; 0: DefaultExitGrace
+	MaxQueue       int // of lines waiting to be written to it
 	Pacing         Pacing
 	Memory         Memory // what it declared when it last started; may be nil
 	Life           Life
@@ -101,22 +100,14 @@ type Settings struct {
 	// Meta is the _meta a modern server's own requests (its probe, its
 	// lists, its listens) carry: the client's, as a request has it.
 	Meta func() []byte
-	// Watch and Cancelled are handed to its connection (jsonrpc.Options).
-	Watch     func(conn string) func(string) func()
+	// Cancelled is handed to its connection (jsonrpc.Options).
 	Cancelled func(via *jsonrpc.Lane, id json.RawMessage, cause error)
 }
 
-// DefaultExitGrace is how long a server's watcher waits, once its stdout
+// exitGrace is how long a server's watcher waits, once its stdout
 // ended, for its exit (whose status says more than the end of a pipe),
 // and, once it exited, for its reader to take in what it wrote before.
-const DefaultExitGrace = time.Second
-
-func (s *Settings) exitGrace() time.Duration {
-	if s.ExitGrace > 0 {
-		return s.ExitGrace
-	}
-	return DefaultExitGrace
-}
+const exitGrace = time.Second
 
 // Server is one configured server.
 type Server struct {
