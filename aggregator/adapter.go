@@ -7,14 +7,13 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// This file is where the two protocol eras meet, and (with era.go) the
-// place that asks which era a peer speaks, of the value at hand: a
-// server's Modern, the client's era as its session began
-// (clientSession.modern), a call's modern. The rest of the package calls
-// what is here and never asks, but where an era is settled: the client's
-// by initialize (initialize.go) or by its first request admitted
-// (route.go refuse, discover.go), a server's by its probe (package
-// server). The stateless conversions are
+// This file is where the two protocol eras meet, and the one place that
+// asks which era a peer speaks, of the value at hand: a server's Modern,
+// the client's era as its session began (clientSession.modern), a call's
+// modern. The rest of the package calls what is here and never asks, but
+// where an era is settled: the client's by initialize (initialize.go) or
+// by its first request admitted (route.go refuse, discover.go), a
+// server's by its probe (package server). The stateless conversions are
 // package eras; the longer routines of one pair of eras have files of
 // their own:
 //
@@ -22,8 +21,48 @@ import (
 //     request becomes input_required);
 //   - input_legacy.go: a legacy client over a modern server (input_required
 //     becomes requests to the client);
-//   - discover.go, era.go: a modern client's requests and its discover;
+//   - discover.go: a modern client's requests and its discover;
 //   - child_modern.go: what the aggregator asks a server of the other era.
+
+// era is the kind of protocol a peer speaks: legacy (2025-11-25 and
+// earlier: an initialize handshake, then a session) or modern (2026-07-28:
+// no handshake, every request carries its version and the client's
+// capabilities in _meta). The client's era is settled by its first
+// request that is served; each child's by how it answers its probe
+// (package server, start.go).
+type era int
+
+// ModernVersion is the stateless protocol version the aggregator speaks;
+// LatestVersion the newest of the versions reached through initialize.
+// Both are package eras' (kept here for importers of this package).
+const ModernVersion = eras.ModernVersion
+
+var LatestVersion = eras.LatestLegacy
+
+const (
+	eraUnknown era = iota
+	eraLegacy
+	eraModern
+)
+
+func (e era) String() string {
+	return [...]string{"unknown", "legacy", "modern"}[e]
+}
+
+// isModern reports whether params carry the modern era's protocol version
+// in _meta (p is what readParams found in them).
+func isModern(p *paramsView) bool {
+	if p.meta == nil {
+		return false
+	}
+	_, ok := jsonrpc.Member(p.meta, eras.MetaProtocolVersion)
+	return ok
+}
+
+// unsupportedVersion is the -32022 answer for a version not served.
+func unsupportedVersion(id []byte, requested string) []byte {
+	return errorDataLine(id, eras.CodeUnsupportedVersion, "Unsupported protocol version: "+requested+" (mcp-simple-aggregator serves "+eras.ModernVersion+", or a 2025-11-25 or older version after initialize)", eras.UnsupportedVersionData(requested))
+}
 
 // modern reports whether the client is served the modern era; before its
 // session began it is not (what reaches the client then waits at the
@@ -88,6 +127,36 @@ func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
 		return &down, true
 	}
 	return resp, true
+}
+
+// listAnswer answers the call with a list the aggregator made: as it is
+// for a legacy client; for a modern one with its resultType, the caching
+// hint that hint gives and serverInfo (eras.ModernResult).
+func (c *call) listAnswer(result []byte, hint func() eras.Hint) []byte {
+	if c.modern {
+		result = eras.ModernResult(result, hint(), c.a.serverInfo())
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// result answers the call with a result the aggregator made, with the
+// resultType a modern client needs.
+func (c *call) result(result []byte) []byte {
+	if c.modern {
+		result = eras.WithResultType(result, false)
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// resourceNotFound answers a read of a URI no server has: -32002 for a
+// legacy call, -32602 (the modern era has no -32002) for a modern one.
+func (c *call) resourceNotFound(uri string) []byte {
+	code := codeResourceNotFound
+	if c.modern {
+		code = jsonrpc.CodeInvalidParams
+	}
+	data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
+	return errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
 }
 
 // Opened: the server's session is open (server.Events). Before its lists
