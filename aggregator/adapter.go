@@ -3,19 +3,17 @@ package aggregator
 import (
 	"bytes"
 
-	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// This file is where the two protocol eras meet. A server's era
-// (serverEra) and the client's (clientEra) are each an interface, declared
-// in era.go; which one a peer has is chosen here (child.era,
-// clientSession.era), and both are implemented here, for the legacy and
-// the modern era; the rest of the package asks them what to do and never
-// asks which era a peer speaks. What a request and its answer
-// become between a client and a server of different eras is toServerEra
-// and toClientEra (below); the stateless conversions themselves are
+// This file is where the two protocol eras meet, and the one place that
+// asks which era a peer speaks, of the value at hand: a server's Modern,
+// the client's era as its session began (clientSession.modern), a call's
+// modern. The rest of the package calls what is here and never asks, but
+// where an era is settled: the client's by initialize (initialize.go) or
+// by its first request admitted (route.go refuse, discover.go), a
+// server's by its probe (package server). The stateless conversions are
 // package eras; the longer routines of one pair of eras have files of
 // their own:
 //
@@ -23,27 +21,53 @@ import (
 //     request becomes input_required);
 //   - input_legacy.go: a legacy client over a modern server (input_required
 //     becomes requests to the client);
-//   - discover.go, era.go: a modern client's requests and its discover;
-//     the client's era is settled as its first request is admitted
-//     (route.go refuse);
-//   - child_modern.go: a server's notifications for the client's era.
+//   - discover.go: a modern client's requests and its discover;
+//   - child_modern.go: what the aggregator asks a server of the other era.
 
-// era is the server's era: legacy until its probe found it modern.
-func (c *child) era() serverEra {
-	if c.Modern() {
-		return modernServer{}
-	}
-	return legacyServer{}
+// era is the kind of protocol a peer speaks: legacy (2025-11-25 and
+// earlier: an initialize handshake, then a session) or modern (2026-07-28:
+// no handshake, every request carries its version and the client's
+// capabilities in _meta). The client's era is settled by its first
+// request that is served; each child's by how it answers its probe
+// (package server, start.go).
+type era int
+
+// ModernVersion is the stateless protocol version the aggregator speaks;
+// LatestVersion the newest of the versions reached through initialize.
+// Both are package eras' (kept here for importers of this package).
+const ModernVersion = eras.ModernVersion
+
+var LatestVersion = eras.LatestLegacy
+
+const (
+	eraUnknown era = iota
+	eraLegacy
+	eraModern
+)
+
+func (e era) String() string {
+	return [...]string{"unknown", "legacy", "modern"}[e]
 }
 
-// era is the client's era; before the session began, the legacy era's
-// (what reaches the client then waits at the gate, or is refused).
-func (s *clientSession) era() clientEra {
-	if s.began.Load().era == eraModern {
-		return modernClient{}
+// isModern reports whether params carry the modern era's protocol version
+// in _meta (p is what readParams found in them).
+func isModern(p *paramsView) bool {
+	if p.meta == nil {
+		return false
 	}
-	return legacyClient{}
+	_, ok := jsonrpc.Member(p.meta, eras.MetaProtocolVersion)
+	return ok
 }
+
+// unsupportedVersion is the -32022 answer for a version not served.
+func unsupportedVersion(id []byte, requested string) []byte {
+	return errorDataLine(id, eras.CodeUnsupportedVersion, "Unsupported protocol version: "+requested+" (mcp-simple-aggregator serves "+eras.ModernVersion+", or a 2025-11-25 or older version after initialize)", eras.UnsupportedVersionData(requested))
+}
+
+// modern reports whether the client is served the modern era; before its
+// session began it is not (what reaches the client then waits at the
+// gate, or is refused).
+func (s *clientSession) modern() bool { return s.began.Load().era == eraModern }
 
 // toServerEra adapts a request for a child of the other era, and reports
 // whether it is to be sent: a modern child gets a legacy client's
@@ -53,7 +77,7 @@ func (s *clientSession) era() clientEra {
 // one, which sends nothing.
 func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
 	params := t.parts[:]
-	if t.child.era().isModern() == c.modern {
+	if t.child.Modern() == c.modern {
 		return params, true
 	}
 	if !c.modern {
@@ -76,71 +100,6 @@ func (a *Aggregator) toServerEra(c *call, t target) ([][]byte, bool) {
 	return params, true
 }
 
-func (legacyServer) opened(c *child) {
-	c.host.client.era().serverVersion(c, c.Status().Version)
-	c.catchUpLevel()
-}
-func (legacyServer) rootsChanged(c *child, params []byte) {
-	c.Conn().Notify("notifications/roots/list_changed", params)
-}
-func (legacyServer) setsLevelAlone() bool                                   { return true }
-func (legacyServer) watchable(caps capabilities.Server) bool                { return caps.Subscribe }
-func (legacyServer) watch(s *listenSet, l *listen, c *child, uris []string) { s.subscribe(l, c, uris) }
-func (legacyServer) updated(s *listenSet, up notifier, c *child, params []byte) {
-	s.updatedByURI(up, c, params)
-}
-func (legacyServer) logsFollowCalls() bool { return true }
-func (legacyServer) hasSubscribe() bool    { return true }
-func (legacyServer) isModern() bool        { return false }
-
-func (modernServer) opened(c *child)                                        { c.listenForChanges() }
-func (modernServer) rootsChanged(*child, []byte)                            {} // the era has no such notification
-func (modernServer) setsLevelAlone() bool                                   { return false }
-func (modernServer) watchable(capabilities.Server) bool                     { return true } // subscriptions/listen
-func (modernServer) watch(s *listenSet, l *listen, c *child, uris []string) { s.listenAt(l, c, uris) }
-func (modernServer) updated(s *listenSet, up notifier, c *child, params []byte) {
-	s.updatedBySubscription(up, c, params)
-}
-func (modernServer) logsFollowCalls() bool { return false }
-func (modernServer) hasSubscribe() bool    { return false }
-func (modernServer) isModern() bool        { return true }
-
-func (legacyClient) relayRequest(c *child, m *jsonrpc.Message) { c.requestClient(m) }
-func (legacyClient) listChanged(a *Aggregator, method string) {
-	a.client.conn.Notify(method, nil)
-}
-func (legacyClient) hears(*Aggregator, string) bool             { return true }
-func (legacyClient) notification(*child, *jsonrpc.Message) bool { return false }
-func (legacyClient) serverVersion(c *child, version string) {
-	if s := c.host.client.began.Load(); s.version != version && s.received {
-		c.host.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
-	}
-}
-
-func (modernClient) relayRequest(c *child, m *jsonrpc.Message) { c.inputRequest(m) }
-func (modernClient) listChanged(a *Aggregator, method string) {
-	a.listens.listChanged(a.client.conn, method)
-}
-func (modernClient) hears(a *Aggregator, method string) bool { return a.listens.wants(method) }
-
-// notification: a resource's update goes on the subscriptions/listen
-// streams that want it, a legacy server's log messages only while a call
-// of the client to it asked for them (they belong to no request), and the
-// legacy era's elicitation/complete, which the modern era lacks, nowhere.
-func (modernClient) notification(c *child, m *jsonrpc.Message) bool {
-	switch m.Method {
-	case "notifications/resources/updated":
-		c.era().updated(c.host.listens, c.up, c, c.host.relay.tiesToClient(c, m.Params)) // on its lane: paced with the rest
-		return true
-	case "notifications/elicitation/complete":
-		return true
-	case "notifications/message":
-		return c.era().logsFollowCalls() && c.logging.Load() <= 0
-	}
-	return false
-}
-func (modernClient) serverVersion(*child, string) {} // every request carries its version
-
 // toClientEra adapts a child's answer for a client of the other era, and
 // reports whether it is to be delivered: a legacy child's result gets a
 // modern client's resultType (and a read its caching hint), its "resource
@@ -148,7 +107,7 @@ func (modernClient) serverVersion(*child, string) {} // every request carries it
 // the legacy era lacks, and its input_required starts the rounds of input
 // for a legacy client (input_legacy.go), which deliver the final answer.
 func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
-	modern := c.child.era().isModern()
+	modern := c.child.Modern()
 	switch {
 	case c.modern && !modern:
 		up := *resp
@@ -169,3 +128,149 @@ func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
 	}
 	return resp, true
 }
+
+// listAnswer answers the call with a list the aggregator made: as it is
+// for a legacy client; for a modern one with its resultType, the caching
+// hint that hint gives and serverInfo (eras.ModernResult).
+func (c *call) listAnswer(result []byte, hint func() eras.Hint) []byte {
+	if c.modern {
+		result = eras.ModernResult(result, hint(), c.a.serverInfo())
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// result answers the call with a result the aggregator made, with the
+// resultType a modern client needs.
+func (c *call) result(result []byte) []byte {
+	if c.modern {
+		result = eras.WithResultType(result, false)
+	}
+	return jsonrpc.AppendResult(nil, c.id, result)
+}
+
+// resourceNotFound answers a read of a URI no server has: -32002 for a
+// legacy call, -32602 (the modern era has no -32002) for a modern one.
+func (c *call) resourceNotFound(uri string) []byte {
+	code := codeResourceNotFound
+	if c.modern {
+		code = jsonrpc.CodeInvalidParams
+	}
+	data := jsonrpc.AppendString([]byte(`{"uri":`), uri)
+	return errorDataLine(c.id, code, "Resource not found: "+uri, append(data, '}'))
+}
+
+// Opened: the server's session is open (server.Events). Before its lists
+// are fetched, so that no change in between is missed, a modern server is
+// listened to; a legacy one gets the log level the client set before,
+// and a warning is logged when it speaks another version than a legacy
+// client agreed.
+func (c *child) Opened() {
+	if c.Modern() {
+		c.listenForChanges()
+		return
+	}
+	if s, version := c.host.client.began.Load(), c.Status().Version; s.era == eraLegacy && s.version != version {
+		c.host.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
+	}
+	c.catchUpLevel()
+}
+
+// relayToClient relays a child's request to the client: a legacy client
+// gets it as a request (requestClient); a modern client, which takes no
+// requests, in the input_required answer of the call it belongs to
+// (inputRequest).
+func (c *child) relayToClient(m *jsonrpc.Message) {
+	if c.host.client.modern() {
+		c.inputRequest(m)
+		return
+	}
+	c.requestClient(m)
+}
+
+// notifyClient passes a child's notification to the client; acknowledgements
+// of the aggregator's own listens stay here. For a modern client a
+// resource's update goes on the subscriptions/listen streams that want it,
+// a legacy server's log messages only while a call of the client to it
+// asked for them (they belong to no request), and the legacy era's
+// elicitation/complete, which the modern era lacks, nowhere.
+func (c *child) notifyClient(m *jsonrpc.Message) {
+	if c.host.client.conn == nil || m.Method == "notifications/subscriptions/acknowledged" {
+		return
+	}
+	if c.host.client.modern() {
+		switch m.Method {
+		case "notifications/resources/updated":
+			params := c.host.relay.tiesToClient(c, m.Params) // on its lane: paced with the rest
+			if c.Modern() {
+				c.host.listens.updatedBySubscription(c.up, c, params)
+			} else {
+				c.host.listens.updatedByURI(c.up, c, params)
+			}
+			return
+		case "notifications/elicitation/complete":
+			return
+		case "notifications/message":
+			if !c.Modern() && c.logging.Load() <= 0 {
+				return
+			}
+		}
+	}
+	c.up.Notify(m.Method, c.host.relay.tiesToClient(c, m.Params))
+}
+
+// notifyListChanged tells the client that a list changed: a legacy client
+// at once; a modern client on each subscriptions/listen that asked for it.
+func (a *Aggregator) notifyListChanged(method string) {
+	if a.client.modern() {
+		a.listens.listChanged(a.client.conn, method)
+		return
+	}
+	a.client.conn.Notify(method, nil)
+}
+
+// clientHears reports whether the client would hear now that a list
+// changed: a legacy client always; a modern one on an open
+// subscriptions/listen stream that asked for it.
+func (a *Aggregator) clientHears(method string) bool {
+	return !a.client.modern() || a.listens.wants(method)
+}
+
+// rootsChanged passes the client's roots/list_changed to every legacy
+// child (the modern era has no such notification).
+func (a *Aggregator) rootsChanged(params []byte) {
+	for _, c := range a.children() {
+		if c.initialized() && !c.Modern() {
+			c.Conn().Notify("notifications/roots/list_changed", params)
+		}
+	}
+}
+
+// takesSetLevel reports whether logging/setLevel is passed to the child:
+// a running legacy child that declared logging (a modern one gets the
+// level in the _meta of each request).
+func (c *child) takesSetLevel() bool {
+	return c.running() && c.capabilities().Logging && !c.Modern()
+}
+
+// watchable reports whether a client's subscription to a resource of the
+// child can be watched: at a running modern child through a listen of the
+// aggregator's, at a legacy one if it declared subscribe.
+func (c *child) watchable() bool {
+	return c.running() && (c.Modern() || c.capabilities().Subscribe)
+}
+
+// watch asks the child for updates of uris on stream l's behalf: a modern
+// child through a listen of the aggregator's, a legacy one by
+// resources/subscribe.
+func (s *listenSet) watch(l *listen, c *child, uris []string) {
+	if c.Modern() {
+		s.listenAt(l, c, uris)
+		return
+	}
+	s.subscribe(l, c, uris)
+}
+
+// hasSubscribe reports whether the child's era has resources/subscribe (a
+// legacy client's subscription to a modern child is stood in for by a
+// listen of the aggregator's).
+func (c *child) hasSubscribe() bool { return !c.Modern() }

@@ -32,9 +32,9 @@
 // the client's session, the relayTables of progress tokens and tasks, a
 // modern client's streams) and the events it tells the session of.
 //
-// The two protocol eras meet in adapter.go: a server's era and the
-// client's are each an interface with a legacy and a modern
-// implementation, which the rest of the package asks what to do; the
+// The two protocol eras meet in adapter.go: it alone asks which era a
+// peer speaks (but where an era is settled) and does what differs, which
+// the rest of the package calls; the
 // stateless conversions between the eras are package eras
 // (aggregator/internal/eras). What the client and each server declared is
 // read, and the aggregator's own capabilities merged from its servers', by

@@ -7,13 +7,10 @@ import (
 )
 
 // This file is what the session does when a server tells it what happened
-// to it (server.Events, but Pace and Message, which are route_server.go):
-// its session opened, it is up, a list changed, it was dropped; and how
-// the client is told that a list changed (tellClient).
-
-// Opened: the server's session is open; what its era needs before its
-// lists are fetched is done (serverEra.opened).
-func (c *child) Opened() { c.era().opened(c) }
+// to it (server.Events, but Pace and Message, which are route_server.go,
+// and Opened, which differs by era: adapter.go): it is up, a list changed,
+// it was dropped; and how the client is told that a list changed
+// (tellClient).
 
 // Up: the server runs; it enters the registry before its waiters go on,
 // and the client hears of it when it was answered a list without it.
@@ -64,10 +61,4 @@ func (a *Aggregator) tellClient(method string) {
 		return
 	}
 	a.notifyListChanged(method)
-}
-
-// notifyListChanged tells the client that a list changed: a legacy client
-// at once; a modern client on each subscriptions/listen that asked for it.
-func (a *Aggregator) notifyListChanged(method string) {
-	a.client.era().listChanged(a, method)
 }

@@ -28,7 +28,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	}
 	owners := make(map[*child][]string)
 	for i, o := range a.resourceOwners(ctx, want.uris) {
-		if o != nil && o.running() && o.era().watchable(o.capabilities()) {
+		if o != nil && o.watchable() {
 			l.uris = append(l.uris, want.uris[i])
 			owners[o] = append(owners[o], want.uris[i])
 		}
@@ -38,7 +38,7 @@ func (a *Aggregator) listen(ctx context.Context, c *call) []byte {
 	}
 	a.listens.add(a.client.conn, l)
 	for o, uris := range owners {
-		o.era().watch(&a.listens, l, o, uris)
+		a.listens.watch(l, o, uris)
 	}
 	select {
 	case <-ctx.Done():
@@ -90,7 +90,7 @@ func (a *Aggregator) routeSubscribe(ctx context.Context, c *call) (target, []byt
 		// never hears of what it did not declare.
 		return target{}, errorLine(c.id, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: server %q does not offer %s", t.child.key, c.method))
 	}
-	if t.child == nil || t.child.era().hasSubscribe() {
+	if t.child == nil || t.child.hasSubscribe() {
 		return t, bad
 	}
 	uri, _ := c.uriString()

@@ -142,7 +142,7 @@ func (a *Aggregator) setLevel(ctx context.Context, c *call) []byte {
 	a.client.setLogLevel(level)
 	var wg sync.WaitGroup
 	for _, ch := range a.children() {
-		if !ch.running() || !ch.capabilities().Logging || !ch.era().setsLevelAlone() {
+		if !ch.takesSetLevel() {
 			continue
 		}
 		wg.Add(1)

@@ -20,7 +20,7 @@ import (
 //     written (Pace); until the client is initialized they wait at the
 //     gate (gate.go), within a bound;
 //  2. a request goes to the client as the client's era has it
-//     (clientEra.relayRequest): a legacy client gets it under a fresh id
+//     (relayToClient, adapter.go): a legacy client gets it under a fresh id
 //     (requestClient), after the checks of what the client declared, with
 //     its progress token renamed; a modern client gets it in the
 //     input_required answer of the call it belongs to (input_modern.go);
@@ -31,7 +31,7 @@ import (
 //  4. a notification is handled by its entry in childNotifications
 //     (progress, cancelled, a task's status, what only a URI's or an
 //     elicitation's owner may say) or goes up as the client's era has it
-//     (notifyClient), on the server's lane into the client's queue, so
+//     (notifyClient, adapter.go), on the server's lane into the client's queue, so
 //     that the server's pace is the client's.
 
 // Pace holds the server's reader while more than output.LaneRoom bytes of what it
@@ -74,20 +74,6 @@ func (c *child) dispatch(m *jsonrpc.Message) {
 	c.notifyClient(m)
 }
 
-// notifyClient passes a child's notification to the client, as the
-// client's era has it (clientEra.notification). Acknowledgements of the
-// aggregator's own listens stay here.
-func (c *child) notifyClient(m *jsonrpc.Message) {
-	up := c.host.client.conn
-	if up == nil || m.Method == "notifications/subscriptions/acknowledged" {
-		return
-	}
-	if c.host.client.era().notification(c, m) {
-		return
-	}
-	c.up.Notify(m.Method, c.host.relay.tiesToClient(c, m.Params))
-}
-
 // cancelled is the child's notifications/cancelled of one of its requests
 // to the client.
 func (c *child) cancelled(params []byte) {
@@ -124,12 +110,6 @@ func (c *child) progressed(params []byte) {
 // maxClientRequests bounds the requests of one child that wait for the
 // client's answers: past it, the child's next request is refused.
 const maxClientRequests = 1024
-
-// relayToClient relays a child's request to the client as the client's era
-// has it (clientEra.relayRequest).
-func (c *child) relayToClient(m *jsonrpc.Message) {
-	c.host.client.era().relayRequest(c, m)
-}
 
 // requestClient sends a child's request to a legacy client under a fresh id;
 // the client's answer goes back under the child's id from the client's

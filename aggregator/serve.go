@@ -186,16 +186,6 @@ func (a *Aggregator) clientCancelled(params []byte) {
 	}
 }
 
-// rootsChanged passes the client's roots/list_changed to every legacy
-// child.
-func (a *Aggregator) rootsChanged(params []byte) {
-	for _, c := range a.children() {
-		if c.initialized() {
-			c.era().rootsChanged(c, params)
-		}
-	}
-}
-
 // clientInvalid answers a line of the client that is not a valid message.
 func (a *Aggregator) clientInvalid(line []byte, m *jsonrpc.Message, err error) {
 	if reply := a.invalidReply(line, m, err); reply != nil {

@@ -84,7 +84,7 @@ func (a *Aggregator) beginListWait() {
 // served as one that lists once.
 func (a *Aggregator) firstListWait() time.Duration {
 	refetches, budget := naming.Startup(a.clientLabel())
-	refetches = refetches && a.client.era().hears(a, "notifications/tools/list_changed")
+	refetches = refetches && a.clientHears("notifications/tools/list_changed")
 	return a.opts.listWaitFor(refetches, budget)
 }
 
