@@ -62,13 +62,6 @@ func (c *child) standIn(st server.Status) (*server.Remembered, bool) {
 	return r, true
 }
 
-// remembered reports whether a run of the child is remembered (whether
-// or not it stands in for it now).
-func (c *child) remembered() bool {
-	r, ok := c.recalled()
-	return ok && !r.Failed
-}
-
 // unknown reports whether nothing is known of the child: it has not
 // declared anything in this session, is not dropped, and nothing is
 // remembered of it, not even a failure.
