@@ -20,6 +20,7 @@ import (
 // in initialize.
 type fleet struct {
 	release chan struct{}
+	holding chan string // the key of each child that got a call of "hold"
 
 	mu     sync.Mutex
 	starts map[string]int
@@ -28,7 +29,7 @@ type fleet struct {
 }
 
 func newFleet() *fleet {
-	return &fleet{release: make(chan struct{}), starts: map[string]int{}, procs: map[string]*fakeProcess{}, inits: map[string]string{}}
+	return &fleet{release: make(chan struct{}), holding: make(chan string, 16), starts: map[string]int{}, procs: map[string]*fakeProcess{}, inits: map[string]string{}}
 }
 
 func (f *fleet) start(s config.Server) (Process, error) {
@@ -67,6 +68,7 @@ func (f *fleet) start(s config.Server) (Process, error) {
 			name, _ := jsonrpc.StringMember(m.Params, "name")
 			switch name {
 			case "hold":
+				f.holding <- s.Key
 				go func() {
 					<-f.release
 					answer(`{"content":[{"type":"text","text":"held"}]}`)
@@ -95,6 +97,22 @@ func (f *fleet) proc(key string) *fakeProcess {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.procs[key]
+}
+
+// held waits until child key got a call of "hold".
+func (f *fleet) held(t *testing.T, key string) {
+	t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case k := <-f.holding:
+			if k == key {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s never got its call of hold", key)
+		}
+	}
 }
 
 // entry is a config entry of the fleet.
@@ -190,6 +208,7 @@ func TestReloadRemovesAServer(t *testing.T) {
 	f := newFleet()
 	h := reloadHarness(t, f, entry("a", "x"), entry("b", "hold"))
 	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"b:hold","arguments":{}}}`)
+	f.held(t, "b")
 	h.a.Reload([]config.Server{entry("a", "x")})
 	var answer string
 	var changed []string
@@ -225,6 +244,7 @@ func TestReloadRestartsAChangedServerOnly(t *testing.T) {
 	h := reloadHarness(t, f, entry("a", "hold"), entry("b", "y1"))
 	first := f.proc("b")
 	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a:hold","arguments":{}}}`)
+	f.held(t, "a")
 	if got := reloadTo(t, h, entry("a", "hold"), entry("b", "y2")); len(got) != 1 {
 		t.Errorf("list_changed heard: %q, want one", got)
 	}
