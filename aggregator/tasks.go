@@ -1,9 +1,7 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -30,106 +28,12 @@ import (
 // bound, it leaves out unknown finished tasks instead of churning ids
 // (listedTask).
 //
-// The task tables and what each task keeps are state, in relay.go; this
-// file and tasks_list.go, tasks_room.go and client_tasks.go are what
-// moves through them.
+// The task tables are relayTables, whose methods (relay.go) register,
+// sweep and forget tasks; this file is the routes and hooks that use them.
 
 // sweepEvery is how many tasks are registered between two sweeps of the
 // expired ones.
 const sweepEvery = 1024
-
-// register returns the task the child calls childID, entering it under a
-// fresh id of the aggregator's when it is new. taskObj is the child's Task
-// object, for its createdAt and ttl.
-func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*task, bool) {
-	key, ok := jsonrpc.String(childID)
-	if !ok {
-		return nil, false
-	}
-	if t, ok := c.tasks.Get(key); ok {
-		return t, true
-	}
-	// Copies: slices would keep the child's whole line (a page of
-	// tasks/list, say) alive as long as the task.
-	seq := rt.tasks.seq.Add(1)
-	t := &task{taskEntry: taskEntry{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(seq, 10), child: c, seq: seq}, childID: bytes.Clone(childID)}
-	createdAt, _ := jsonrpc.Member(taskObj, "createdAt")
-	ttl, _ := jsonrpc.Member(taskObj, "ttl")
-	t.createdAt, t.ttl = bytes.Clone(createdAt), bytes.Clone(ttl)
-	t.expires = ttlExpiry(t.ttl)
-	rt.maybeSweepTasks() // before t is in: a ttl of 0 does not end t before its id is given
-	if !c.tasks.Add(key, t) {
-		t, _ = c.tasks.Get(key) // registered meanwhile
-		return t, t != nil
-	}
-	rt.tasks.byID.Add(t.id, t)
-	if c.tasks.Len() > maxTasksPerServer {
-		rt.makeRoom(c)
-	}
-	return t, true
-}
-
-// maybeSweepTasks sweeps both task tables every sweepEvery ids handed out.
-func (rt *relayTables) maybeSweepTasks() {
-	if n := rt.tasks.seq.Load(); n >= rt.tasks.sweepAt.Load() {
-		rt.tasks.sweepAt.Store(n + sweepEvery)
-		rt.sweepTasks(time.Now())
-	}
-}
-
-// forgetTask removes the task from both tables.
-func (rt *relayTables) forgetTask(t *task) {
-	rt.tasks.byID.Remove(t.id, t)
-	if key, ok := jsonrpc.String(t.childID); ok {
-		t.child.tasks.Remove(key, t)
-	}
-}
-
-// sweepTasks forgets the tasks whose ttl has run out, of both tables, but
-// for those their server listed in its latest tasks/list pass: a server
-// may keep a task past its ttl, and one it lists it still keeps.
-func (rt *relayTables) sweepTasks(now time.Time) {
-	if !rt.tasks.sweeping.TryLock() {
-		return
-	}
-	defer rt.tasks.sweeping.Unlock()
-	for _, t := range rt.tasks.byID.All() {
-		if t.expired(now) && !t.child.listing.listedLast(t) {
-			rt.forgetTask(t)
-		}
-	}
-	rt.sweepClientTasks(now)
-}
-
-// forgetLater forgets every task of the child once deadTaskGrace has
-// passed, unless the session ends first (stopForgetting).
-func (rt *relayTables) forgetLater(c *child) {
-	rt.tasks.forgetting.Add(1)
-	timer := time.AfterFunc(deadTaskGrace, func() {
-		defer rt.tasks.forgetting.Done()
-		for _, t := range c.tasks.TakeAll() {
-			rt.tasks.byID.Remove(t.id, t)
-		}
-	})
-	rt.tasks.forgetMu.Lock()
-	rt.tasks.timers = append(rt.tasks.timers, timer)
-	rt.tasks.forgetMu.Unlock()
-}
-
-// stopForgetting stops the timers of forgetLater and waits for those that
-// fired: nothing of the session runs after it.
-func (rt *relayTables) stopForgetting() {
-	rt.tasks.forgetMu.Lock()
-	timers := rt.tasks.timers
-	rt.tasks.timers = nil
-	rt.tasks.forgetMu.Unlock()
-	for _, t := range timers {
-		if t.Stop() {
-			rt.tasks.forgetting.Done()
-		}
-	}
-	rt.tasks.forgetting.Wait()
-}
 
 // markTerminal records a status the child reported for the task.
 func (t *task) markTerminal(status []byte) {
@@ -202,9 +106,9 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs params.taskId (a string)")
 	}
-	t, ok := a.relay.tasks.byID.Get(id)
-	if !ok {
-		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, a.relay.unknownTask(id))
+	t, unknown := a.relay.task(id)
+	if t == nil {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, unknown)
 	}
 	params, err := jsonrpc.ReplaceMember(c.params, "taskId", t.childID)
 	if err != nil {

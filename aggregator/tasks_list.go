@@ -42,7 +42,7 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 		if childCursor != nil {
 			params = append(append([]byte(`{"cursor":`), childCursor...), '}')
 		} else {
-			pass = ch.listing.begin(a.relay.tasks.seq.Load())
+			pass = ch.listing.begin(a.relay.lastTask())
 		}
 		resp, err := ch.Call(ctx, "tasks/list", params)
 		if ctx.Err() != nil {
@@ -68,90 +68,12 @@ func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
 	return c.result([]byte(`{"tasks":[]}`))
 }
 
-// childTaskPage maps one page of a child's tasks/list, of its listing pass
-// pass, to the aggregator's ids and returns its entries and the child's
-// next cursor. The client sees every task the child lists, as directly:
-// one the aggregator maps under its id; one it does not (created before
-// the client's session, forgotten to make room, or past its ttl) under a
-// new id, registered (listedTask). The tasks of the page the aggregator
-// maps are marked listed first, so that none of them is taken for one the
-// child no longer keeps when room is made for another; an entry whose task
-// was forgotten all the same before the page was done (a running task
-// makes room) is left out: its id would be unknown already.
-func (rt *relayTables) childTaskPage(ch *child, resp *jsonrpc.Message, pass int64) ([][]byte, []byte, error) {
-	items, err := ch.ListEntries(resp, "tasks/list", "tasks")
-	if err != nil {
-		return nil, nil, err
-	}
-	ts := make([]*task, len(items))
-	for i, it := range items {
-		if key, ok := taskIDMember(it); ok {
-			if t, known := ch.tasks.Get(key); known {
-				t.listed.Store(pass)
-				ts[i] = t
-			}
-		}
-	}
-	next, ok := jsonrpc.Member(resp.Result, "nextCursor")
-	if !ok || string(next) == "null" {
-		next = nil
-		ch.listing.finish(pass) // its last page: the child lists no other task
-	}
-	for i, it := range items {
-		if ts[i] == nil {
-			ts[i] = rt.listedTask(ch, it, pass)
-		}
-		if ts[i] != nil {
-			ts[i].markTerminal(statusOf(it))
-		}
-	}
-	var page [][]byte
-	for i, t := range ts {
-		if t != nil && rt.mapped(t) {
-			page = append(page, setTaskID(items[i], t.id))
-		}
-	}
-	return page, next, nil
-}
-
-// listedTask registers a task a child lists that the aggregator does not
-// map, and returns it; nil when the task is left out. When the child's
-// table is full, room is made first from the tasks the child no longer
-// keeps (forgetGone); only when there are none, every task in the table is one
-// the child still lists, or one created since, and:
-//   - a running task still comes in, and the oldest finished task goes
-//     (makeRoom), as for a task the client creates;
-//   - a finished task is left out. Only here does the bound
-//     (maxTasksPerServer) keep a task the child lists from the client: it
-//     lists more than the bound, and taking room from the tasks it listed
-//     would push them out one listing after another, each coming back
-//     under a new id (the client's ids would churn instead of staying).
-func (rt *relayTables) listedTask(ch *child, it []byte, pass int64) *task {
-	full := ch.tasks.Len() >= maxTasksPerServer
-	if full && rt.forgetGone(ch) == 0 && isTerminal(statusOf(it)) {
-		return nil
-	}
-	childID, _ := jsonrpc.Member(it, "taskId")
-	t, ok := rt.registerTask(ch, childID, it)
-	if !ok {
-		return nil
-	}
-	t.listed.Store(pass)
-	return t
-}
-
 // taskIDMember returns the taskId of a Task object, decoded: the key of
 // the task in its child's table. ok is false when it has none that is a
 // string.
 func taskIDMember(obj []byte) (string, bool) {
 	raw, _ := jsonrpc.Member(obj, "taskId")
 	return jsonrpc.String(raw)
-}
-
-// mapped reports whether the task is still known under its id.
-func (rt *relayTables) mapped(t *task) bool {
-	cur, ok := rt.tasks.byID.Get(t.id)
-	return ok && cur == t
 }
 
 // taskListResult builds the page, with a cursor to go on from child idx of
