@@ -62,7 +62,7 @@
 //  1. server.Server.refreshing: a refresh holds it across its requests to
 //     the server (bounded by the start-up timeout), the rebuild and the
 //     client's list_changed (child.ListChanged);
-//  2. Aggregator.regMu (a rebuild), listenSet.mu (a modern client's
+//  2. catalog.mu (a rebuild), listenSet.mu (a modern client's
 //     streams), exchange.mu (a call's input rounds), taskTable.sweeping
 //     (only ever TryLock) and stdio.Restartable's (held while a server is
 //     started again): none of them is taken under another of them;
@@ -264,25 +264,15 @@ type Aggregator struct {
 	listens  listenSet                 // a modern client's subscriptions/listen streams
 	parked   inflight.Table[*exchange] // calls answered input_required, by their requestState
 
-	reg    atomic.Pointer[registry]
-	regMu  sync.Mutex    // serialises rebuilds; protects naming, clientName, warned and pinned
-	pinned pinnedNames   // names a reload keeps (registry.go)
-	naming naming.Scheme // how names are formed for this client
-	// clientNaming is naming, for readers that must not wait for regMu
-	// (startup.go's ownersOf, on the client's reader).
-	clientNaming atomic.Pointer[naming.Scheme]
-	clientName   string                   // the client's clientInfo.name
-	warned       map[string]bool          // name collisions already reported
-	readyFor     atomic.Pointer[[]*child] // the set of servers (a.servers) seen all started or failed: see allUp
-	allDemanded  atomic.Bool              // a request needed every child: each was started (startup.go)
-	readyOnce    sync.Once                // reports the names once every child is ready
-	waits        startWaits               // how long the client waits for children still starting (startup.go)
-	listedSoon   atomic.Bool              // a list was answered before every child was ready
-	host         *childHost               // what the children get of the session
+	catalog     *catalog                 // the names the client is served: the registry, the compound tools
+	readyFor    atomic.Pointer[[]*child] // the set of servers (a.servers) seen all started or failed: see allUp
+	allDemanded atomic.Bool              // a request needed every child: each was started (startup.go)
+	readyOnce   sync.Once                // reports the names once every child is ready
+	waits       startWaits               // how long the client waits for children still starting (startup.go)
+	listedSoon  atomic.Bool              // a list was answered before every child was ready
+	host        *childHost               // what the children get of the session
 
 	life *lifetime.Session // the session's context, its goroutines, its shutdown
-
-	compound atomic.Pointer[[]config.Compound] // the compound tools (compound.go); a reload may swap them
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
@@ -311,12 +301,11 @@ func New(opts Options) *Aggregator {
 		opts.ClientRequestTimeout = DefaultClientRequestTimeout
 	}
 	a := &Aggregator{
-		opts:   opts,
-		log:    opts.Log,
-		naming: opts.namingFor(""),
-		warned: make(map[string]bool),
-		life:   lifetime.New(),
+		opts: opts,
+		log:  opts.Log,
+		life: lifetime.New(),
 	}
+	a.catalog = newCatalog(&opts, a.children)
 	a.relay = &relayTables{log: opts.Log}
 	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)
 	a.client.began.Store(&clientInit{}) // the session not begun
@@ -334,17 +323,13 @@ func New(opts Options) *Aggregator {
 			Meta:           a.client.childMeta,
 			Cancelled:      tellCancelled,
 		}, clientRequestTimeout: opts.ClientRequestTimeout},
-		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
+		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, names: a.catalog, session: a,
 	}
 	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
 		children = append(children, newChild(a.host, s, nil))
 	}
-	initial := a.naming
-	a.clientNaming.Store(&initial)
 	a.servers.Store(&children)
-	a.compound.Store(&opts.Compound)
-	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
 	return a
 }
 

@@ -70,7 +70,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	}
 	tw.Flush()
 	a.writeCheckedTools(w, tools)
-	a.writeExposure(w, append(exposure, a.checkedCompounds()...))
+	a.writeExposure(w, append(exposure, a.catalog.checkedCompounds()...))
 	if len(problems) > 0 {
 		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
 	}
@@ -99,7 +99,8 @@ func (a *Aggregator) writeExposure(w io.Writer, exposure []string) {
 // it, if anything (for a server name longer than --registered-as says).
 // A note after the list gives the separator of strict clients.
 func (a *Aggregator) writeCheckedTools(w io.Writer, tools []naming.Entry) {
-	plain := a.naming.Assign(tools)
+	n := a.opts.namingFor("")
+	plain := n.Assign(tools)
 	type served struct {
 		k      naming.Client
 		naming naming.Scheme
@@ -137,7 +138,7 @@ func (a *Aggregator) writeCheckedTools(w io.Writer, tools []naming.Entry) {
 		}
 	}
 	strictSeparator := Options{Separator: a.opts.Separator, StrictNames: true}.namingFor("").Sep
-	if strictSeparator != a.naming.Sep {
+	if strictSeparator != n.Sep {
 		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictSeparator)
 	}
 }

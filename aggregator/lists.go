@@ -106,9 +106,7 @@ func (a *Aggregator) shadowed(field string, e []byte, key string, owners map[str
 		return false
 	}
 	if owner != key {
-		a.regMu.Lock()
-		a.warnOnce(member+"\x00"+id+"\x00"+key, "resource %s %q of server %q is left out: server %q lists it too, and gets its reads (the first in the config)", member, id, key, owner)
-		a.regMu.Unlock()
+		a.catalog.warn(member+"\x00"+id+"\x00"+key, "resource %s %q of server %q is left out: server %q lists it too, and gets its reads (the first in the config)", member, id, key, owner)
 		return true
 	}
 	return false
@@ -174,7 +172,7 @@ func serveRegistered(kind int) func(*Aggregator, context.Context, *call) []byte 
 			return bad
 		}
 		a.listing()
-		return c.listAnswer(k.registered(a.reg.Load()), func() eras.Hint {
+		return c.listAnswer(k.registered(a.catalog.registry()), func() eras.Hint {
 			serves := func(ch *child) bool { return ch.running() && k.Offered(ch.capabilities()) }
 			return a.listHint(serves, k.Lists[0].Hint)
 		})

@@ -38,7 +38,7 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	a.log.Hide(servers)
 	old := a.children()
 	next, added, retired, viewed := diffServers(a, old, servers)
-	if a.setCompound(compound) {
+	if a.catalog.setCompound(compound) {
 		viewed++
 	}
 	if len(added) == 0 && len(retired) == 0 {
@@ -46,14 +46,14 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 			a.log.Debugf("config reloaded: no server changed")
 			return
 		}
-		before := a.reg.Load()
-		a.rebuild()
+		before := a.catalog.registry()
+		a.catalog.rebuild()
 		a.announceReload(before, listsTouched{})
 		a.log.Debugf("config reloaded: what %d server(s) expose changed; 0 server(s) started, 0 stopped", viewed)
 		return
 	}
-	a.pinNames()
-	before := a.reg.Load()
+	a.catalog.pinNames()
+	before := a.catalog.registry()
 	touched := retiredLists(retired)
 	if a.serving { // lanes before they are published: a request may start one at once
 		for _, c := range added {
@@ -97,7 +97,7 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	if wasUp && (len(added) == 0 || len(started) > 0) { // what was up still is, and what it started is ready
 		a.allReady(&next)
 	}
-	a.rebuild()
+	a.catalog.rebuild()
 	a.announceReload(before, touched)
 	a.log.Debugf("config reloaded: %d server(s) started, %d stopped", len(added), len(retired))
 }
@@ -209,7 +209,7 @@ func retiredLists(retired []retiring) listsTouched {
 
 // announceReload tells the client, once, of each list a reload changed.
 func (a *Aggregator) announceReload(before *registry, touched listsTouched) {
-	after := a.reg.Load()
+	after := a.catalog.registry()
 	for i := range listKinds {
 		k := &listKinds[i]
 		changed := touched.unregistered

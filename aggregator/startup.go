@@ -15,7 +15,6 @@ package aggregator
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
@@ -28,9 +27,9 @@ import (
 // hold what the servers listed when they last ran (memory.go). Nothing
 // starts yet: see demand.
 func (a *Aggregator) beginClient(clientName string, plan server.Plan) {
-	a.setNaming(clientName, a.opts.namingFor(clientName))
+	a.catalog.setNaming(clientName, a.opts.namingFor(clientName))
 	a.plan.Store(&plan)
-	a.rebuild()
+	a.catalog.rebuild()
 	a.log.Debugf("client %q: its first lists wait up to %v for servers not remembered and still starting", clientName, a.opts.listWait(clientName))
 }
 
@@ -67,7 +66,7 @@ func (a *Aggregator) beginListWait() {
 	a.waits.once.Do(func() {
 		var done <-chan struct{}
 		if a.opts.listDeadline != nil {
-			done = a.opts.listDeadline(a, a.clientLabel())
+			done = a.opts.listDeadline(a, a.catalog.clientsName())
 		} else {
 			done = a.closeAfter(a.firstListWait())
 		}
@@ -83,16 +82,9 @@ func (a *Aggregator) beginListWait() {
 // an open subscriptions/listen stream that asked for it); else it is
 // served as one that lists once.
 func (a *Aggregator) firstListWait() time.Duration {
-	refetches, budget := naming.Startup(a.clientLabel())
+	refetches, budget := naming.Startup(a.catalog.clientsName())
 	refetches = refetches && a.clientHears("notifications/tools/list_changed")
 	return a.opts.listWaitFor(refetches, budget)
-}
-
-// clientLabel is the client's clientInfo.name.
-func (a *Aggregator) clientLabel() string {
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
-	return a.clientName
 }
 
 // closeAfter returns a channel closed after d, or at shutdown.
@@ -153,13 +145,13 @@ func (a *Aggregator) awaitLists(ctx context.Context, _ *call) bool {
 // server's prefix begins waits for nobody.
 func (a *Aggregator) awaitNamed(ctx context.Context, c *call) bool {
 	name, ok := c.name()
-	if !ok || a.listed(c) {
+	if !ok || a.catalog.listed(c) {
 		return true
 	}
-	if owners, ok := a.compoundOwners(c, string(name)); ok {
+	if owners, ok := a.catalog.compoundOwners(c, string(name)); ok {
 		return a.awaitChildren(ctx, owners)
 	}
-	return a.awaitChildren(ctx, a.ownersOf(string(name)))
+	return a.awaitChildren(ctx, a.catalog.ownersOf(string(name)))
 }
 
 // awaitChildren starts cs and waits until each runs or has failed; false
@@ -174,38 +166,6 @@ func (a *Aggregator) awaitChildren(ctx context.Context, cs []*child) bool {
 		}
 	}
 	return true
-}
-
-// ownersOf are the configured servers a prefixed name may belong to, as
-// names are formed for the client (a.clientNaming: the registry's is the
-// client's only once a server is up): the server whose key and the
-// separator begin it (the longest such key); and, only for a name that
-// may have been shortened to fit the client (its key cut), after that one,
-// those whose key begins with what stands before the separator.
-func (a *Aggregator) ownersOf(name string) []*child {
-	n := a.clientNaming.Load()
-	var exact *child
-	var cut []*child
-	head, _, prefixed := strings.Cut(name, n.Sep)
-	for _, c := range a.children() {
-		key := n.ServedKey(c.key)
-		switch {
-		case strings.HasPrefix(name, key+n.Sep):
-			if exact == nil || len(key) > len(n.ServedKey(exact.key)) {
-				exact = c
-			}
-		case prefixed && head != "" && strings.HasPrefix(key, head):
-			cut = append(cut, c)
-		}
-	}
-	var owners []*child
-	if exact != nil {
-		owners = append(owners, exact)
-	}
-	if n.MayBeShortened(name) {
-		owners = append(owners, cut...)
-	}
-	return owners
 }
 
 // awaitURI starts every child and waits until one lists the call's URI,
@@ -292,10 +252,10 @@ func (a *Aggregator) awaitCompletion(ctx context.Context, c *call) bool {
 	switch kind {
 	case "ref/prompt":
 		name, _ := jsonrpc.StringMember(c.p.ref, "name")
-		if r, listed := a.reg.Load().prompts[name]; listed && !r.remembered {
+		if r, listed := a.catalog.registry().prompts[name]; listed && !r.remembered {
 			return true
 		}
-		return a.awaitChildren(ctx, a.ownersOf(name))
+		return a.awaitChildren(ctx, a.catalog.ownersOf(name))
 	case "ref/resource":
 		uri, _ := jsonrpc.StringMember(c.p.ref, "uri")
 		return a.awaitOwnerOf(ctx, []string{uri})
@@ -322,7 +282,7 @@ func (a *Aggregator) awaitAllReady() {
 // configured one (allUp): a reload publishes a new set, whose servers may
 // still be starting, and a late mark of an older set marks nothing.
 func (a *Aggregator) allReady(servers *[]*child) {
-	a.readyOnce.Do(a.reportNames)
+	a.readyOnce.Do(a.catalog.reportNames)
 	if servers == a.servers.Load() { // a late mark of an older set marks nothing
 		a.readyFor.Store(servers)
 	}
@@ -366,19 +326,4 @@ func (a *Aggregator) childUp(c *child) {
 	}
 	a.log.Debugf("server %q: up after the client was answered a list; telling it the lists changed", c.key)
 	announceLists(c.capabilities(), a.tellClient)
-}
-
-// setNaming sets how names are formed for the client, before any child
-// has listed a name. A --separator that breaks the strict form is kept
-// (an explicit choice wins), with a warning.
-func (a *Aggregator) setNaming(clientName string, n naming.Scheme) {
-	a.regMu.Lock()
-	a.naming, a.clientName = n, clientName
-	a.clientNaming.Store(&n)
-	a.regMu.Unlock()
-	a.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.Sep, n.Strict)
-	if n.Strict && !naming.Conforms("k"+n.Sep+"t") {
-		a.log.Warnf("%s accepts only tool names matching %s, and withholds every tool of a server when one name does not: --separator %q breaks it in every name; without --separator it gets %q",
-			clientLabel(clientName), naming.StrictPattern, n.Sep, naming.StrictSep)
-	}
 }
