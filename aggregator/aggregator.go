@@ -72,7 +72,7 @@
 //     clientSession.mu, clientGate.mu, inflight.Table.mu, inflight.Request.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
-//     urlElicitations.mu, startWaits.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
+//     urlElicitations.mu, startup.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //
@@ -166,7 +166,7 @@ type Options struct {
 	// option can say: on the real clock a test of a server still starting
 	// would wait it out, and one of servers that start would race it on a
 	// loaded machine.
-	listDeadline func(a *Aggregator, clientName string) <-chan struct{}
+	listDeadline func(st *startup, clientName string) <-chan struct{}
 }
 
 // DefaultClientRequestTimeout is the default of
@@ -255,22 +255,17 @@ type Process = stdio.Started
 type Aggregator struct {
 	opts     Options
 	log      *Logger
-	servers  atomic.Pointer[[]*child]    // in config order: see children
-	reloadMu sync.Mutex                  // a reload at a time (reload.go); Serve's start under it too
-	serving  bool                        // Serve has given the children their lanes to the client; under reloadMu
-	plan     atomic.Pointer[server.Plan] // how children's sessions are opened, once the client's began
+	servers  atomic.Pointer[[]*child] // in config order: see children
+	reloadMu sync.Mutex               // a reload at a time (reload.go); Serve's start under it too
+	serving  bool                     // Serve has given the children their lanes to the client; under reloadMu
 	client   clientSession
 	relay    *relayTables              // progress tokens and tasks, across the client and the servers
 	listens  listenSet                 // a modern client's subscriptions/listen streams
 	parked   inflight.Table[*exchange] // calls answered input_required, by their requestState
 
-	catalog     *catalog                 // the names the client is served: the registry, the compound tools
-	readyFor    atomic.Pointer[[]*child] // the set of servers (a.servers) seen all started or failed: see allUp
-	allDemanded atomic.Bool              // a request needed every child: each was started (startup.go)
-	readyOnce   sync.Once                // reports the names once every child is ready
-	waits       startWaits               // how long the client waits for children still starting (startup.go)
-	listedSoon  atomic.Bool              // a list was answered before every child was ready
-	host        *childHost               // what the children get of the session
+	catalog *catalog   // the names the client is served: the registry, the compound tools
+	start   *startup   // the servers started when a request needs them, and its waits for them
+	host    *childHost // what the children get of the session
 
 	life *lifetime.Session // the session's context, its goroutines, its shutdown
 }
@@ -306,6 +301,7 @@ func New(opts Options) *Aggregator {
 		life: lifetime.New(),
 	}
 	a.catalog = newCatalog(&opts, a.children)
+	a.start = &startup{opts: &a.opts, log: opts.Log, life: a.life, servers: a.servers.Load, catalog: a.catalog, hears: a.clientHears, tell: a.tellClient}
 	a.relay = &relayTables{log: opts.Log}
 	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)
 	a.client.began.Store(&clientInit{}) // the session not begun
@@ -323,7 +319,7 @@ func New(opts Options) *Aggregator {
 			Meta:           a.client.childMeta,
 			Cancelled:      tellCancelled,
 		}, clientRequestTimeout: opts.ClientRequestTimeout},
-		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, names: a.catalog, session: a,
+		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, names: a.catalog, start: a.start, session: a,
 	}
 	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
@@ -357,21 +353,4 @@ func (a *Aggregator) resourceChildren() []*child {
 		}
 	}
 	return cs
-}
-
-// startWaits bound how long the first lists wait for children still
-// starting, from the first request that needed them.
-type startWaits struct {
-	once  sync.Once       // the wait begins once
-	all   sync.Once       // every child is demanded once (demandAll)
-	mu    sync.Mutex      // protects lists
-	lists <-chan struct{} // closed once lists may wait no longer; nil before the first
-}
-
-// listsDone is closed once lists may wait no longer; nil (never) before
-// the first request that needed every server.
-func (w *startWaits) listsDone() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.lists
 }

@@ -36,8 +36,8 @@ const checkCapabilities = `{"roots":{"listChanged":true},"sampling":{},"elicitat
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: capabilities.ParseClient([]byte(checkCapabilities))})
 	plan := server.Plan{Init: a.childInitParams(eras.LatestLegacy), Scope: a.client.memoryScope()}
-	a.plan.Store(&plan)
-	a.awaitChildren(ctx, a.children())
+	a.start.begin(plan)
+	a.start.awaitChildren(ctx, a.children())
 
 	ok := true
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

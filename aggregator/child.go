@@ -70,7 +70,8 @@ type childHost struct {
 	client   *clientSession
 	relay    *relayTables
 	listens  *listenSet
-	names    interface{ rebuild() } // the session's catalog: a list changed, the registry is built anew
+	names    interface{ rebuild() }         // the session's catalog: a list changed, the registry is built anew
+	start    interface{ childUp(c *child) } // the session's start-up: it is up and in the registry
 	session  sessionEvents
 }
 
@@ -85,7 +86,6 @@ type childSettings struct {
 // sessionEvents are what a child tells the session of itself, and the one
 // thing it asks of it (the Aggregator is the one implementation).
 type sessionEvents interface {
-	childUp(c *child)           // it is up and in the registry
 	tellClient(method string)   // a list changed: the client is told, or will be
 	uriOwner(uri string) *child // the server that owns a resource URI (owners.go); never waits
 }

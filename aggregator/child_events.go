@@ -16,7 +16,7 @@ import (
 // and the client hears of it when it was answered a list without it.
 func (c *child) Up() {
 	c.host.names.rebuild()
-	c.host.session.childUp(c)
+	c.host.start.childUp(c)
 }
 
 // ListChanged: a list of the server was fetched anew; the registry is

@@ -44,7 +44,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 // request needs them (startup.go), initialized with the agreed version and
 // the client's relayable capabilities.
 func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
-	a.awaitDeclarations(ctx)
+	a.start.awaitDeclarations(ctx)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -124,4 +124,15 @@ func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 		caps = append([]capabilities.Server{capabilities.Pending()}, caps...)
 	}
 	return caps, strings.Join(instructions, "\n\n")
+}
+
+// beginClient begins the client's session with the plan its children are
+// started with: names are formed for the client it names, and the lists
+// hold what the servers listed when they last ran (memory.go). Nothing
+// starts yet: see demand.
+func (a *Aggregator) beginClient(clientName string, plan server.Plan) {
+	a.catalog.setNaming(clientName, a.opts.namingFor(clientName))
+	a.start.begin(plan)
+	a.catalog.rebuild()
+	a.log.Debugf("client %q: its first lists wait up to %v for servers not remembered and still starting", clientName, a.opts.listWait(clientName))
 }

@@ -64,7 +64,7 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
-	a.listing()
+	a.start.listing()
 	cs := a.resourceChildren()
 	a.refreshEach(ctx, cs, c.method, refresh)
 	if ctx.Err() != nil {
@@ -171,7 +171,7 @@ func serveRegistered(kind int) func(*Aggregator, context.Context, *call) []byte 
 		if bad := noCursor(c); bad != nil {
 			return bad
 		}
-		a.listing()
+		a.start.listing()
 		return c.listAnswer(k.registered(a.catalog.registry()), func() eras.Hint {
 			serves := func(ch *child) bool { return ch.running() && k.Offered(ch.capabilities()) }
 			return a.listHint(serves, k.Lists[0].Hint)

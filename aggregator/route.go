@@ -84,7 +84,7 @@ func (a *Aggregator) serve(c *call) {
 		c.answer(nil)
 		return
 	}
-	needsNone := c.spec.await == nil || a.allUp()
+	needsNone := c.spec.await == nil || a.start.allUp()
 	if c.spec.quick && (needsNone || a.catalog.listed(c)) {
 		a.run(a.life.Context(), c)
 		return
@@ -92,7 +92,7 @@ func (a *Aggregator) serve(c *call) {
 	ctx, release := c.local(a.life.Context())
 	served := a.life.Go(func() {
 		defer release()
-		if needsNone || c.spec.await(a, ctx, c) {
+		if needsNone || c.spec.await(a.start, ctx, c) {
 			a.run(ctx, c)
 			return
 		}
