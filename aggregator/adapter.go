@@ -134,7 +134,7 @@ func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
 // hint that hint gives and serverInfo (eras.ModernResult).
 func (c *call) listAnswer(result []byte, hint func() eras.Hint) []byte {
 	if c.modern {
-		result = eras.ModernResult(result, hint(), c.a.serverInfo())
+		result = eras.ModernResult(result, hint(), c.a.client.serverInfo)
 	}
 	return jsonrpc.AppendResult(nil, c.id, result)
 }
@@ -169,7 +169,7 @@ func (c *child) Opened() {
 		c.listenForChanges()
 		return
 	}
-	if s, version := c.host.client.began.Load(), c.Status().Version; s.era == eraLegacy && s.version != version {
+	if s, version := c.host.client.settled(), c.Status().Version; s.era == eraLegacy && s.version != version {
 		c.host.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
 	}
 	c.catchUpLevel()

@@ -341,9 +341,6 @@ func makeServerInfo(name, version string) []byte {
 // a reload replaces (reload.go) and nobody changes.
 func (a *Aggregator) children() []*child { return *a.servers.Load() }
 
-// serverInfo is the aggregator's serverInfo, as the client gets it.
-func (a *Aggregator) serverInfo() []byte { return a.client.serverInfo }
-
 // resourceChildren are the running children that declared resources.
 func (a *Aggregator) resourceChildren() []*child {
 	var cs []*child

@@ -35,8 +35,7 @@ const checkCapabilities = `{"roots":{"listChanged":true},"sampling":{},"elicitat
 // stops the children and reports whether all of them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: capabilities.ParseClient([]byte(checkCapabilities))})
-	plan := server.Plan{Init: a.childInitParams(eras.LatestLegacy), Scope: a.client.memoryScope()}
-	a.start.begin(plan)
+	a.start.begin(a.client.plan(eras.LatestLegacy, false))
 	a.start.awaitChildren(ctx, a.children())
 
 	ok := true

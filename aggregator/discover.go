@@ -84,8 +84,7 @@ func readModern(c *call) (modernRequest, []byte) {
 // request needs them.
 func (a *Aggregator) beginModern(r modernRequest) {
 	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: capabilities.ParseClient(r.caps), info: r.info})
-	name, _ := jsonrpc.StringMember(r.info, "name")
-	a.beginClient(name, server.Plan{Probe: true, Init: a.childInitParams(eras.LatestLegacy), Scope: a.client.memoryScope()})
+	a.beginClient(a.client.plan(eras.LatestLegacy, true))
 	a.log.Debugf("client speaks protocol %s (%s); each server is probed with server/discover when it starts", eras.ModernVersion, printable.Clip(r.info))
 	a.openGate() // a modern session has no notifications/initialized
 }
@@ -100,7 +99,7 @@ func (a *Aggregator) serveDiscover(_ context.Context, c *call) []byte {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
 	}
 	b = eras.AppendHint(b, a.discoverHint())
-	b = append(append(b, `,"_meta":{"`+eras.MetaServerInfo+`":`...), a.serverInfo()...)
+	b = append(append(b, `,"_meta":{"`+eras.MetaServerInfo+`":`...), a.client.serverInfo...)
 	return jsonrpc.AppendResult(nil, c.id, append(b, "}}"...))
 }
 

@@ -32,8 +32,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize was already received")
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
-	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
-	a.beginClient(clientName, server.Plan{Init: a.childInitParams(version), Scope: a.client.memoryScope()})
+	a.beginClient(a.client.plan(version, false))
 	return nil
 }
 
@@ -48,27 +47,7 @@ func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.began.Load().version))
-}
-
-// childInitParams are the params of initialize for a legacy child: the
-// version, and the client's capabilities and clientInfo (ours when it gave
-// none).
-func (a *Aggregator) childInitParams(version string) []byte {
-	s := a.client.began.Load()
-	info := s.info
-	if info == nil {
-		info = a.serverInfo()
-	}
-	return childInitParams(version, s.caps.Raw(), info)
-}
-
-func childInitParams(version string, caps, clientInfo []byte) []byte {
-	b := []byte(`{"protocolVersion":`)
-	b = jsonrpc.AppendString(b, version)
-	b = append(append(b, `,"capabilities":`...), caps...)
-	b = append(append(b, `,"clientInfo":`...), clientInfo...)
-	return append(b, '}')
+	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.settled().version))
 }
 
 // initializeResult advertises what the initialized children offer
@@ -79,7 +58,7 @@ func (a *Aggregator) initializeResult(version string) []byte {
 	b = jsonrpc.AppendString(b, version)
 	b = append(b, `,"capabilities":`...)
 	b = capabilities.Merge(b, caps)
-	b = append(append(b, `,"serverInfo":`...), a.serverInfo()...)
+	b = append(append(b, `,"serverInfo":`...), a.client.serverInfo...)
 	if instructions != "" {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
 	}
@@ -126,11 +105,12 @@ func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 	return caps, strings.Join(instructions, "\n\n")
 }
 
-// beginClient begins the client's session with the plan its children are
-// started with: names are formed for the client it names, and the lists
-// hold what the servers listed when they last ran (memory.go). Nothing
-// starts yet: see demand.
-func (a *Aggregator) beginClient(clientName string, plan server.Plan) {
+// beginClient begins the client's session, which client.begin settled,
+// with the plan its children are started with: names are formed for the
+// client its clientInfo names, and the lists hold what the servers listed
+// when they last ran (memory.go). Nothing starts yet: see demand.
+func (a *Aggregator) beginClient(plan server.Plan) {
+	clientName, _ := jsonrpc.StringMember(a.client.settled().info, "name")
 	a.catalog.setNaming(clientName, a.opts.namingFor(clientName))
 	a.start.begin(plan)
 	a.catalog.rebuild()

@@ -55,7 +55,7 @@ func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 // an object, initialize in a batch, and requests before the session began.
 // A modern request is checked (and the first one begins the session).
 func (a *Aggregator) refuse(c *call) []byte {
-	s := a.client.began.Load()
+	s := a.client.settled()
 	switch {
 	case c.spec == nil && (s.era != eraModern || eras.RemovedInModern[c.method] == ""):
 		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method)

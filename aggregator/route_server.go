@@ -124,11 +124,11 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	case !known:
 		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 		return
-	case up == nil || !c.host.client.began.Load().caps.Declared(need):
+	case up == nil || !c.host.client.settled().caps.Declared(need):
 		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
-	if bad := undeclaredPart(c.host.client.began.Load().caps.Raw(), m); bad != nil {
+	if bad := undeclaredPart(c.host.client.settled().caps.Raw(), m); bad != nil {
 		c.Conn().Write(bad)
 		return
 	}
