@@ -5,51 +5,49 @@
 // the client, progress, cancellation, notifications) without decoding and
 // re-encoding what only passes through.
 //
+// # Who owns what
+//
+// An Aggregator is one client session: it holds the configured servers
+// (each a child, which reaches the session only through its childHost)
+// and the parts that own the rest of the session's state, each with its
+// methods where its type is declared: clientSession (what the session
+// knows of its client), catalog (the names the client is served: the
+// registry), startup (when servers start, and how long a request waits
+// for them), relayTables (the ids tied across the client and the
+// servers: progress tokens, tasks) and lifetime.Session (the session's
+// goroutines and shutdown). The Aggregator itself routes and reloads.
+//
 // # The route of a message
 //
 // A client line is parsed once by the client's jsonrpc.Conn and handed to
-// clientMessage (serve.go). route.go then reads top to bottom: a request
-// is admitted as a call (call.go: its id, its method's entry in the
-// method table of client_methods.go, what routing needs from its params,
-// read once) into the client's in-flight table, which refuses an id
-// already in use; it is answered here (ping, the merged lists, fan-outs)
-// or routed to one child (by prefixed name, by URI: route.go), adapted to
-// the child's era, and sent (forward); the child's answer comes back on
-// the child's reader goroutine to the call (answer.go), which adapts it to
-// the client's era and writes it under the client's id (or into its
-// batch, batch.go).
-// Every request relayed either way is sent and taken back as send.go
-// says: a cancel always goes through jsonrpc.Lane.Cancel.
-//
-// A child line is parsed by the child's Conn (package server) and handed
-// to child.Message (route_server.go): requests go up to the client as its
-// era has them (a legacy client's under fresh ids), notifications by the
-// table of server_methods.go; until the client is initialized they wait at
-// the gate (gate.go).
-//
-// A child holds a childHost (child.go), not the Aggregator: the few parts
-// of the session it needs (its settings, the log, the session's lifetime,
-// the client's session, the relayTables of progress tokens and tasks, a
-// modern client's streams) and the events it tells the session of.
+// clientMessage. A request is admitted as a call (its id, its method's
+// entry in clientMethods, what routing needs from its params, read once)
+// into the client's in-flight table, which refuses an id already in use;
+// it waits for the servers it needs (startup), and is answered here (ping,
+// the merged lists, fan-outs) or routed to one child, adapted to the
+// child's era and sent (forward); the child's answer comes back on the
+// child's reader goroutine to the call, which adapts it to the client's
+// era and writes it under the client's id (or into its batch). Every
+// request relayed either way is sent and taken back as send.go says: a
+// cancel always goes through jsonrpc.Lane.Cancel. A child line is parsed
+// by the child's Conn (package server) and handed to child.Message:
+// requests go up to the client as its era has them (childRequests),
+// notifications by childNotifications; until the client is initialized
+// they wait at the gate.
 //
 // The two protocol eras meet in adapter.go: it alone asks which era a
-// peer speaks (but where an era is settled) and does what differs, which
-// the rest of the package calls; the
-// stateless conversions between the eras are package eras
-// (aggregator/internal/eras). What the client and each server declared is
-// read, and the aggregator's own capabilities merged from its servers', by
-// package capabilities (aggregator/internal/capabilities); which servers'
-// capabilities are merged, and when, is decided here.
+// peer speaks (but where an era is settled) and does what differs; the
+// stateless conversions between the eras are package eras. What the
+// client and each server declared is read, and the aggregator's own
+// capabilities merged from its servers', by package capabilities; which
+// servers' capabilities are merged, and when, is decided here.
 //
 // The mappings of ids that an answer, a cancel and a peer's end race for
-// (client requests to child calls, child requests to client ids, progress
-// tokens) are inflight.Tables (internal/inflight) with one rule: an entry
-// leaves its table once, taken by whichever comes first of its answer, its
-// cancel or the end of a peer, and whoever takes it finishes it
-// (docs/architecture.md names the maps that are not inflight.Tables). Ids
-// are looked up as JSON values (jsonrpc.Key): "a\/b" finds "a/b", 7.0
-// finds 7, and "7" never finds 7; what goes back to a peer is the id as it
-// wrote it.
+// are inflight.Tables with one rule: an entry leaves its table once,
+// taken by whichever comes first of its answer, its cancel or the end of
+// a peer, and whoever takes it finishes it. Ids are looked up as JSON
+// values (jsonrpc.Key): "a\/b" finds "a/b", 7.0 finds 7, and "7" never
+// finds 7; what goes back to a peer is the id as it wrote it.
 //
 // # Locks
 //

@@ -59,7 +59,8 @@ func newChild(host *childHost, s config.Server, after <-chan struct{}) *child {
 // uses of it: the settings of its process and messages, the log, the
 // session's life, the client's side, the tables that tie ids across the
 // client and the servers, a modern client's streams, and the events it
-// tells the session of. The registry, the other children, naming and
+// tells the session's parts of (the catalog, start-up, the session
+// itself), each through the one method it calls. The other children and
 // reloads are not in it; the client's calls a child carries belong to the
 // client's side and keep their Aggregator. Every child of a session
 // shares one.
@@ -83,7 +84,7 @@ type childSettings struct {
 	clientRequestTimeout time.Duration // its requests to the client
 }
 
-// sessionEvents are what a child tells the session of itself, and the one
+// sessionEvents are what a child tells the session itself, and the one
 // thing it asks of it (the Aggregator is the one implementation).
 type sessionEvents interface {
 	tellClient(method string)   // a list changed: the client is told, or will be
