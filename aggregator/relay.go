@@ -307,16 +307,10 @@ func (rt *relayTables) task(id string) (*task, string) {
 	if t, ok := rt.tasks.byID.Get(id); ok {
 		return t, ""
 	}
-	return nil, rt.unknownTask(id)
-}
-
-// unknownTask is the message of -32602 for a task id the aggregator does
-// not map (any more).
-func (rt *relayTables) unknownTask(id string) string {
 	if key, ok := rt.tasks.evicted.server(id); ok {
-		return fmt.Sprintf("Invalid params: unknown task %q: server %q had more than %d tasks, and mcp-simple-aggregator forgot its oldest to make room", id, key, maxTasksPerServer)
+		return nil, fmt.Sprintf("Invalid params: unknown task %q: server %q had more than %d tasks, and mcp-simple-aggregator forgot its oldest to make room", id, key, maxTasksPerServer)
 	}
-	return "Invalid params: unknown task " + strconv.Quote(id) + " (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"
+	return nil, "Invalid params: unknown task " + strconv.Quote(id) + " (a task is forgotten once its ttl has run out, its server no longer knows it or its server is gone)"
 }
 
 // A server's tasks/list, mapped to the ids the client knows.

@@ -269,7 +269,7 @@ func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs one params.uri (a string)")
 	}
-	owner := a.resourceOwner(ctx, uri)
+	owner := a.resourceOwners(ctx, []string{uri})[0]
 	switch {
 	case owner == nil && ctx.Err() != nil:
 		return target{}, nil
@@ -324,7 +324,7 @@ func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []b
 		uri, _ := jsonrpc.StringMember(ref, "uri")
 		owner := a.templateOwner(uri)
 		if owner == nil {
-			owner = a.resourceOwner(ctx, uri)
+			owner = a.resourceOwners(ctx, []string{uri})[0]
 		}
 		if owner != nil && !owner.running() {
 			return target{}, c.unavailable(uri, owner)
@@ -338,17 +338,6 @@ func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []b
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Resource template not found: "+uri)
 	}
 	return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: params.ref.type must be \"ref/prompt\" or \"ref/resource\", not %q", kind))
-}
-
-// resourceOwner finds the server that owns uri, running or down
-// (uriOwner). On a miss it refreshes the lists once, for resources that
-// appeared since.
-func (a *Aggregator) resourceOwner(ctx context.Context, uri string) *child {
-	if c := a.uriOwner(uri); c != nil {
-		return c
-	}
-	a.refreshEach(ctx, a.resourceChildren(), "resources/list", refreshResources)
-	return a.uriOwner(uri)
 }
 
 // templateOwner is the first server, running or down, that listed exactly
