@@ -11,8 +11,8 @@ import (
 // asks which era a peer speaks, of the value at hand: a server's Modern,
 // the client's era as its session began (clientSession.modern), a call's
 // modern. The rest of the package calls what is here and never asks, but
-// where an era is settled: the client's by initialize (initialize.go) or
-// by its first request admitted (route.go refuse, discover.go), a
+// where an era is settled: the client's by initialize or by its first
+// request admitted (route.go refuse, initialize.go), a
 // server's by its probe (package server). The stateless conversions are
 // package eras; the longer routines of one pair of eras have files of
 // their own:
@@ -21,7 +21,7 @@ import (
 //     request becomes input_required);
 //   - input_legacy.go: a legacy client over a modern server (input_required
 //     becomes requests to the client);
-//   - discover.go: a modern client's requests and its discover;
+//   - initialize.go: a modern client's requests and its discover;
 //   - child_modern.go: what the aggregator asks a server of the other era.
 
 // era is the kind of protocol a peer speaks: legacy (2025-11-25 and

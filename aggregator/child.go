@@ -39,7 +39,7 @@ type child struct {
 	tasks        inflight.Table[*task]         // its tasks known to the client, by its task id
 	clientTasks  atomic.Int64                  // the tasks the client runs for it (client_tasks.go)
 	heldStatuses heldStatuses                  // its statuses of tasks not known yet
-	listing      taskListing                   // its tasks/list passes: which tasks it still keeps (tasks_list.go)
+	listing      taskListing                   // its tasks/list passes: which tasks it still keeps (tasks.go)
 	exchanges    exchangeSet                   // a modern client's calls to it that may take input (legacy child)
 	logging      atomic.Int32                  // a modern client's calls in flight to it that asked for logs (legacy child)
 	elicitations urlElicitations               // its URL elicitations the client may see completed (owners.go)

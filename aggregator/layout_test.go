@@ -32,7 +32,7 @@ import (
 // (refuse, acceptModern, beginModern), a server's by its probe, in
 // package server, which the session asks through adapter.go like any
 // other question.
-var eraFuncs = []string{"initialize.go:acceptInitialize", "check.go:Check", "route.go:refuse", "discover.go:acceptModern", "discover.go:beginModern"}
+var eraFuncs = []string{"initialize.go:acceptInitialize", "check.go:Check", "route.go:refuse", "initialize.go:acceptModern", "initialize.go:beginModern"}
 
 // TestErasMeetInTheAdapter fails when code outside adapter.go and eraFuncs
 // asks which era a peer speaks (uses the field that says a call is modern,
