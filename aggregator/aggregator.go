@@ -70,7 +70,7 @@
 //     clientSession.mu, clientGate.mu, inflight.Table.mu, inflight.Request.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
-//     urlElicitations.mu, startup.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
+//     urlElicitations.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //

@@ -47,8 +47,7 @@ type startup struct {
 	readyOnce   sync.Once                   // reports the names once every server is ready
 	listedSoon  atomic.Bool                 // a list was answered before every server was ready
 	waitOnce    sync.Once                   // the first lists' wait begins once
-	mu          sync.Mutex                  // protects lists
-	lists       <-chan struct{}             // closed once lists may wait no longer; nil before the first
+	lists       <-chan struct{}             // closed once lists may wait no longer; set by waitOnce
 }
 
 // begin lets servers start, when a request needs them, with plan: the
@@ -76,7 +75,7 @@ func (st *startup) demandAll() {
 	if st.plan.Load() == nil {
 		return
 	}
-	st.beginListWait()
+	st.listsDone() // the first lists' wait begins
 	st.allOnce.Do(func() {
 		st.allDemanded.Store(true)
 		st.life.Go(st.awaitAllReady)
@@ -84,21 +83,19 @@ func (st *startup) demandAll() {
 	st.demand(st.children())
 }
 
-// beginListWait begins, once for the session, the client's first lists'
-// wait for servers still starting (Options.listWait): from the first
-// request that needs what servers declare or list.
-func (st *startup) beginListWait() {
+// listsDone is closed once the client's first lists may wait no longer
+// for servers still starting (Options.listWait). The wait begins, once for
+// the session, with the first request that needs what servers declare or
+// list, which calls it; the channel is set before any call returns.
+func (st *startup) listsDone() <-chan struct{} {
 	st.waitOnce.Do(func() {
-		var done <-chan struct{}
 		if st.opts.listDeadline != nil {
-			done = st.opts.listDeadline(st, st.catalog.clientsName())
+			st.lists = st.opts.listDeadline(st, st.catalog.clientsName())
 		} else {
-			done = st.closeAfter(st.firstListWait())
+			st.lists = st.closeAfter(st.firstListWait())
 		}
-		st.mu.Lock()
-		st.lists = done
-		st.mu.Unlock()
 	})
+	return st.lists
 }
 
 // firstListWait is how long the client's first lists wait for servers
@@ -368,9 +365,9 @@ func (st *startup) awaitDeclarations(ctx context.Context) {
 	if len(unknown) == 0 {
 		return
 	}
-	st.beginListWait()
+	done := st.listsDone()
 	st.demand(unknown)
-	waitEach(ctx, unknown, st.listsDone())
+	waitEach(ctx, unknown, done)
 	for _, c := range unknown {
 		if c.unknown() {
 			st.log.Warnf("server %q: not up within the client's first-list budget (%v), and nothing is remembered of it: initialize offers for it whatever the aggregator can relay; what it declares is offered exactly from the next session on",
@@ -391,14 +388,6 @@ func waitEach(ctx context.Context, cs []*child, done <-chan struct{}) {
 			return
 		}
 	}
-}
-
-// listsDone is closed once lists may wait no longer; nil (never) before
-// the first request that needed every server.
-func (st *startup) listsDone() <-chan struct{} {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.lists
 }
 
 // startAdded starts the children a reload added to a session being
