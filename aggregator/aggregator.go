@@ -317,7 +317,8 @@ func New(opts Options) *Aggregator {
 			Meta:           a.client.childMeta,
 			Cancelled:      tellCancelled,
 		}, clientRequestTimeout: opts.ClientRequestTimeout},
-		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, names: a.catalog, start: a.start, session: a,
+		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens,
+		rebuild: a.catalog.rebuild, childUp: a.start.childUp, tellClient: a.tellClient, uriOwner: a.uriOwner,
 	}
 	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
