@@ -95,9 +95,7 @@ func setMember(obj []byte, key string, value []byte) []byte {
 // relatedTask is the _meta key that ties a message to a task.
 const relatedTask = eras.RelatedTask
 
-// Progress: a server's request to the client that carries a progress
-// token gets a token of the aggregator's, and the client's progress on it
-// goes back to the server under its own.
+// Progress tokens of servers' requests, handed to the client.
 
 // remapProgressToken gives a child request's progress token a fresh name
 // towards the client (two children may use the same token) and remembers
@@ -149,8 +147,7 @@ func (rt *relayTables) progressFromClient(params []byte) {
 	}
 }
 
-// The servers' tasks, under ids of the aggregator's (tasks.go says how
-// long a mapping lasts).
+// The servers' tasks, under ids of the aggregator's (tasks.go: for how long).
 
 // register returns the task the child calls childID, entering it under a
 // fresh id of the aggregator's when it is new. taskObj is the child's Task
@@ -245,8 +242,7 @@ func (rt *relayTables) stopForgetting() {
 	rt.tasks.forgetting.Wait()
 }
 
-// The room of each server: at most maxTasksPerServer tasks are mapped for
-// one server, and an id forgotten to make room gets an error that says so.
+// The room of each server: at most maxTasksPerServer tasks mapped.
 
 // makeRoom forgets the tasks the child no longer keeps, if it can
 // (forgetGone); else the oldest eighth of its tasks, finished ones first,
@@ -397,8 +393,7 @@ func (rt *relayTables) mapped(t *task) bool {
 	return ok && cur == t
 }
 
-// The client's tasks run for servers (client_tasks.go): held by the
-// client's id, at most maxTasksPerServer for one server (makeClientRoom).
+// The client's tasks run for servers (client_tasks.go), by the client's id.
 
 // clientTask is the client's task id, run for child c; nil, and the
 // message of -32602, when it is none of c's (any more).
