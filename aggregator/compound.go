@@ -19,7 +19,8 @@ import (
 // its arguments, every other byte of params untouched; the server's
 // answer comes back byte for byte. A subtool the compound tool does not
 // list, or that its server's entry hides, is refused without reaching a
-// server.
+// server. The compound tools are the catalog's: these are its methods that
+// list them, and their route (compoundRoute.route).
 
 // setCompound makes cs the compound tools and reports whether they changed.
 func (ct *catalog) setCompound(cs []config.Compound) bool {
