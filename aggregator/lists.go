@@ -23,18 +23,6 @@ func noCursor(c *call) []byte {
 	return nil
 }
 
-// listHint merges the caching hints of one list of the children that
-// serve it, for a modern client.
-func (a *Aggregator) listHint(serves func(*child) bool, which func(*server.Hints) eras.Hint) eras.Hint {
-	var hs []eras.Hint
-	for _, c := range a.children() {
-		if serves(c) {
-			hs = append(hs, c.hint(which))
-		}
-	}
-	return eras.MergeHints(hs, time.Now())
-}
-
 // refreshResources and refreshTemplates fetch a child's resource lists
 // anew.
 func refreshResources(c *child, ctx context.Context) error {
@@ -173,8 +161,13 @@ func serveRegistered(kind int) func(*Aggregator, context.Context, *call) []byte 
 		}
 		a.start.listing()
 		return c.listAnswer(k.registered(a.catalog.registry()), func() eras.Hint {
-			serves := func(ch *child) bool { return ch.running() && k.Offered(ch.capabilities()) }
-			return a.listHint(serves, k.Lists[0].Hint)
+			var hs []eras.Hint // of the children that serve the list
+			for _, ch := range a.children() {
+				if ch.running() && k.Offered(ch.capabilities()) {
+					hs = append(hs, ch.hint(k.Lists[0].Hint))
+				}
+			}
+			return eras.MergeHints(hs, time.Now())
 		})
 	}
 }
