@@ -180,6 +180,10 @@ func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*
 	return t, true
 }
 
+// sweepEvery is how many tasks are registered between two sweeps of the
+// expired ones.
+const sweepEvery = 1024
+
 // maybeSweepTasks sweeps both task tables every sweepEvery ids handed out.
 func (rt *relayTables) maybeSweepTasks() {
 	if n := rt.tasks.seq.Load(); n >= rt.tasks.sweepAt.Load() {

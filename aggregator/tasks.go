@@ -36,10 +36,6 @@ import (
 // The task tables are relayTables, whose methods (relay.go) register,
 // sweep and forget tasks; this file is the routes and hooks that use them.
 
-// sweepEvery is how many tasks are registered between two sweeps of the
-// expired ones.
-const sweepEvery = 1024
-
 // markTerminal records a status the child reported for the task.
 func (t *task) markTerminal(status []byte) {
 	if isTerminal(status) {
