@@ -11,8 +11,8 @@ import (
 // asks which era a peer speaks, of the value at hand: a server's Modern,
 // the client's era as its session began (clientSession.modern), a call's
 // modern. The rest of the package calls what is here and never asks, but
-// where an era is settled: the client's by initialize (initialize.go) or
-// by its first request admitted (route.go refuse, discover.go), a
+// where an era is settled: the client's by initialize or by its first
+// request admitted (route.go refuse, initialize.go), a
 // server's by its probe (package server). The stateless conversions are
 // package eras; the longer routines of one pair of eras have files of
 // their own:
@@ -21,7 +21,7 @@ import (
 //     request becomes input_required);
 //   - input_legacy.go: a legacy client over a modern server (input_required
 //     becomes requests to the client);
-//   - discover.go: a modern client's requests and its discover;
+//   - initialize.go: a modern client's requests and its discover;
 //   - child_modern.go: what the aggregator asks a server of the other era.
 
 // era is the kind of protocol a peer speaks: legacy (2025-11-25 and
@@ -134,7 +134,7 @@ func (c *call) toClientEra(resp *jsonrpc.Message) (*jsonrpc.Message, bool) {
 // hint that hint gives and serverInfo (eras.ModernResult).
 func (c *call) listAnswer(result []byte, hint func() eras.Hint) []byte {
 	if c.modern {
-		result = eras.ModernResult(result, hint(), c.a.serverInfo())
+		result = eras.ModernResult(result, hint(), c.a.client.serverInfo)
 	}
 	return jsonrpc.AppendResult(nil, c.id, result)
 }
@@ -169,7 +169,7 @@ func (c *child) Opened() {
 		c.listenForChanges()
 		return
 	}
-	if s, version := c.host.client.began.Load(), c.Status().Version; s.era == eraLegacy && s.version != version {
+	if s, version := c.host.client.settled(), c.Status().Version; s.era == eraLegacy && s.version != version {
 		c.host.log.Warnf("server %q speaks protocol version %s, the client %s; serving it as it is", c.key, version, s.version)
 	}
 	c.catchUpLevel()

@@ -5,51 +5,49 @@
 // the client, progress, cancellation, notifications) without decoding and
 // re-encoding what only passes through.
 //
+// # Who owns what
+//
+// An Aggregator is one client session: it holds the configured servers
+// (each a child, which reaches the session only through its childHost)
+// and the parts that own the rest of the session's state, each with its
+// methods where its type is declared: clientSession (what the session
+// knows of its client), catalog (the names the client is served: the
+// registry), startup (when servers start, and how long a request waits
+// for them), relayTables (the ids tied across the client and the
+// servers: progress tokens, tasks) and lifetime.Session (the session's
+// goroutines and shutdown). The Aggregator itself routes and reloads.
+//
 // # The route of a message
 //
 // A client line is parsed once by the client's jsonrpc.Conn and handed to
-// clientMessage (serve.go). route.go then reads top to bottom: a request
-// is admitted as a call (call.go: its id, its method's entry in the
-// method table of client_methods.go, what routing needs from its params,
-// read once) into the client's in-flight table, which refuses an id
-// already in use; it is answered here (ping, the merged lists, fan-outs)
-// or routed to one child (by prefixed name, by URI: route.go), adapted to
-// the child's era, and sent (forward); the child's answer comes back on
-// the child's reader goroutine to the call (answer.go), which adapts it to
-// the client's era and writes it under the client's id (or into its
-// batch, batch.go).
-// Every request relayed either way is sent and taken back as send.go
-// says: a cancel always goes through jsonrpc.Lane.Cancel.
-//
-// A child line is parsed by the child's Conn (package server) and handed
-// to child.Message (route_server.go): requests go up to the client as its
-// era has them (a legacy client's under fresh ids), notifications by the
-// table of server_methods.go; until the client is initialized they wait at
-// the gate (gate.go).
-//
-// A child holds a childHost (child.go), not the Aggregator: the few parts
-// of the session it needs (its settings, the log, the session's lifetime,
-// the client's session, the relayTables of progress tokens and tasks, a
-// modern client's streams) and the events it tells the session of.
+// clientMessage. A request is admitted as a call (its id, its method's
+// entry in clientMethods, what routing needs from its params, read once)
+// into the client's in-flight table, which refuses an id already in use;
+// it waits for the servers it needs (startup), and is answered here (ping,
+// the merged lists, fan-outs) or routed to one child, adapted to the
+// child's era and sent (forward); the child's answer comes back on the
+// child's reader goroutine to the call, which adapts it to the client's
+// era and writes it under the client's id (or into its batch). Every
+// request relayed either way is sent and taken back as send.go says: a
+// cancel always goes through jsonrpc.Lane.Cancel. A child line is parsed
+// by the child's Conn (package server) and handed to child.Message:
+// requests go up to the client as its era has them (childRequests),
+// notifications by childNotifications; until the client is initialized
+// they wait at the gate.
 //
 // The two protocol eras meet in adapter.go: it alone asks which era a
-// peer speaks (but where an era is settled) and does what differs, which
-// the rest of the package calls; the
-// stateless conversions between the eras are package eras
-// (aggregator/internal/eras). What the client and each server declared is
-// read, and the aggregator's own capabilities merged from its servers', by
-// package capabilities (aggregator/internal/capabilities); which servers'
-// capabilities are merged, and when, is decided here.
+// peer speaks (but where an era is settled) and does what differs; the
+// stateless conversions between the eras are package eras. What the
+// client and each server declared is read, and the aggregator's own
+// capabilities merged from its servers', by package capabilities; which
+// servers' capabilities are merged, and when, is decided here.
 //
 // The mappings of ids that an answer, a cancel and a peer's end race for
-// (client requests to child calls, child requests to client ids, progress
-// tokens) are inflight.Tables (internal/inflight) with one rule: an entry
-// leaves its table once, taken by whichever comes first of its answer, its
-// cancel or the end of a peer, and whoever takes it finishes it
-// (docs/architecture.md names the maps that are not inflight.Tables). Ids
-// are looked up as JSON values (jsonrpc.Key): "a\/b" finds "a/b", 7.0
-// finds 7, and "7" never finds 7; what goes back to a peer is the id as it
-// wrote it.
+// are inflight.Tables with one rule: an entry leaves its table once,
+// taken by whichever comes first of its answer, its cancel or the end of
+// a peer, and whoever takes it finishes it. Ids are looked up as JSON
+// values (jsonrpc.Key): "a\/b" finds "a/b", 7.0 finds 7, and "7" never
+// finds 7; what goes back to a peer is the id as it wrote it.
 //
 // # Locks
 //
@@ -62,7 +60,7 @@
 //  1. server.Server.refreshing: a refresh holds it across its requests to
 //     the server (bounded by the start-up timeout), the rebuild and the
 //     client's list_changed (child.ListChanged);
-//  2. Aggregator.regMu (a rebuild), listenSet.mu (a modern client's
+//  2. catalog.mu (a rebuild), listenSet.mu (a modern client's
 //     streams), exchange.mu (a call's input rounds), taskTable.sweeping
 //     (only ever TryLock) and stdio.Restartable's (held while a server is
 //     started again): none of them is taken under another of them;
@@ -72,7 +70,7 @@
 //     clientSession.mu, clientGate.mu, inflight.Table.mu, inflight.Request.mu,
 //     exchangeSet.mu, batch.mu, call.localMu, refreshState.mu, task.mu,
 //     taskTable.forgetMu, heldStatuses.mu, taskListing.mu,
-//     urlElicitations.mu, startWaits.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
+//     urlElicitations.mu, evictedTasks.mu, Logger.mu, Logger.hideMu, and a
 //     jsonrpc.Conn's own (a write under a lock queues the line, or
 //     writes what the peer takes within a millisecond).
 //
@@ -166,7 +164,7 @@ type Options struct {
 	// option can say: on the real clock a test of a server still starting
 	// would wait it out, and one of servers that start would race it on a
 	// loaded machine.
-	listDeadline func(a *Aggregator, clientName string) <-chan struct{}
+	listDeadline func(st *startup, clientName string) <-chan struct{}
 }
 
 // DefaultClientRequestTimeout is the default of
@@ -255,34 +253,19 @@ type Process = stdio.Started
 type Aggregator struct {
 	opts     Options
 	log      *Logger
-	servers  atomic.Pointer[[]*child]    // in config order: see children
-	reloadMu sync.Mutex                  // a reload at a time (reload.go); Serve's start under it too
-	serving  bool                        // Serve has given the children their lanes to the client; under reloadMu
-	plan     atomic.Pointer[server.Plan] // how children's sessions are opened, once the client's began
+	servers  atomic.Pointer[[]*child] // in config order: see children
+	reloadMu sync.Mutex               // a reload at a time (reload.go); Serve's start under it too
+	serving  bool                     // Serve has given the children their lanes to the client; under reloadMu
 	client   clientSession
 	relay    *relayTables              // progress tokens and tasks, across the client and the servers
 	listens  listenSet                 // a modern client's subscriptions/listen streams
 	parked   inflight.Table[*exchange] // calls answered input_required, by their requestState
 
-	reg    atomic.Pointer[registry]
-	regMu  sync.Mutex    // serialises rebuilds; protects naming, clientName, warned and pinned
-	pinned pinnedNames   // names a reload keeps (registry.go)
-	naming naming.Scheme // how names are formed for this client
-	// clientNaming is naming, for readers that must not wait for regMu
-	// (startup.go's ownersOf, on the client's reader).
-	clientNaming atomic.Pointer[naming.Scheme]
-	clientName   string                   // the client's clientInfo.name
-	warned       map[string]bool          // name collisions already reported
-	readyFor     atomic.Pointer[[]*child] // the set of servers (a.servers) seen all started or failed: see allUp
-	allDemanded  atomic.Bool              // a request needed every child: each was started (startup.go)
-	readyOnce    sync.Once                // reports the names once every child is ready
-	waits        startWaits               // how long the client waits for children still starting (startup.go)
-	listedSoon   atomic.Bool              // a list was answered before every child was ready
-	host         *childHost               // what the children get of the session
+	catalog *catalog   // the names the client is served: the registry, the compound tools
+	start   *startup   // the servers started when a request needs them, and its waits for them
+	host    *childHost // what the children get of the session
 
 	life *lifetime.Session // the session's context, its goroutines, its shutdown
-
-	compound atomic.Pointer[[]config.Compound] // the compound tools (compound.go); a reload may swap them
 }
 
 // New returns an aggregator for opts.Servers. Nothing starts until Serve or
@@ -311,12 +294,12 @@ func New(opts Options) *Aggregator {
 		opts.ClientRequestTimeout = DefaultClientRequestTimeout
 	}
 	a := &Aggregator{
-		opts:   opts,
-		log:    opts.Log,
-		naming: opts.namingFor(""),
-		warned: make(map[string]bool),
-		life:   lifetime.New(),
+		opts: opts,
+		log:  opts.Log,
+		life: lifetime.New(),
 	}
+	a.catalog = newCatalog(&opts, a.children)
+	a.start = &startup{opts: &a.opts, log: opts.Log, life: a.life, servers: a.servers.Load, catalog: a.catalog, hears: a.clientHears, tell: a.tellClient}
 	a.relay = &relayTables{log: opts.Log}
 	a.client.serverInfo = makeServerInfo(opts.Name, opts.Version)
 	a.client.began.Store(&clientInit{}) // the session not begun
@@ -334,17 +317,14 @@ func New(opts Options) *Aggregator {
 			Meta:           a.client.childMeta,
 			Cancelled:      tellCancelled,
 		}, clientRequestTimeout: opts.ClientRequestTimeout},
-		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens, session: a,
+		log: opts.Log, life: a.life, client: &a.client, relay: a.relay, listens: &a.listens,
+		rebuild: a.catalog.rebuild, childUp: a.start.childUp, tellClient: a.tellClient, uriOwner: a.uriOwner,
 	}
 	children := make([]*child, 0, len(opts.Servers))
 	for _, s := range opts.Servers {
 		children = append(children, newChild(a.host, s, nil))
 	}
-	initial := a.naming
-	a.clientNaming.Store(&initial)
 	a.servers.Store(&children)
-	a.compound.Store(&opts.Compound)
-	a.reg.Store(&registry{naming: a.naming, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
 	return a
 }
 
@@ -360,9 +340,6 @@ func makeServerInfo(name, version string) []byte {
 // a reload replaces (reload.go) and nobody changes.
 func (a *Aggregator) children() []*child { return *a.servers.Load() }
 
-// serverInfo is the aggregator's serverInfo, as the client gets it.
-func (a *Aggregator) serverInfo() []byte { return a.client.serverInfo }
-
 // resourceChildren are the running children that declared resources.
 func (a *Aggregator) resourceChildren() []*child {
 	var cs []*child
@@ -372,21 +349,4 @@ func (a *Aggregator) resourceChildren() []*child {
 		}
 	}
 	return cs
-}
-
-// startWaits bound how long the first lists wait for children still
-// starting, from the first request that needed them.
-type startWaits struct {
-	once  sync.Once       // the wait begins once
-	all   sync.Once       // every child is demanded once (demandAll)
-	mu    sync.Mutex      // protects lists
-	lists <-chan struct{} // closed once lists may wait no longer; nil before the first
-}
-
-// listsDone is closed once lists may wait no longer; nil (never) before
-// the first request that needed every server.
-func (w *startWaits) listsDone() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.lists
 }

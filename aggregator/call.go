@@ -62,7 +62,7 @@ type method struct {
 	// await starts the servers the request needs and waits for them
 	// (startup.go), before it is served; false when the client cancelled
 	// or the aggregator is shutting down. nil: it needs none.
-	await func(*Aggregator, context.Context, *call) bool
+	await func(*startup, context.Context, *call) bool
 	// quick: never blocks once the servers it needs are up, so it is then
 	// served on the client's reader goroutine, with no goroutine or
 	// hand-off.

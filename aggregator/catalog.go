@@ -3,31 +3,123 @@ package aggregator
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/naming"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// This file builds the registry (registry.go) from every server's lists:
-// the names each server's entry exposes (filter.go), its compound tools
-// (compound.go), and the names formed for the client (internal/naming),
-// with a warning for what was hidden or renamed.
+// catalog is the lists of names the client is served: every running
+// server's tools and prompts under the names formed for the client (the
+// registry, a snapshot built anew when a list changes, replaced whole and
+// read without a lock), the names reloads keep (pinned), the compound
+// tools, and the warnings already given. Its methods are in this file
+// (the registry built from every server's lists, a name's owners, the
+// names pinned, the warning of what was done to the client's names) and in
+// compound.go (the compound tools). It knows the servers only as the list
+// the session gives it; what each server's entry exposes is filter.go's,
+// how names are formed package naming's.
+type catalog struct {
+	log      *Logger
+	children func() []*child // the configured servers, in config order
+	nameLen  int             // the length of the name the client gives the aggregator (Options.serverNameLen)
+
+	reg      atomic.Pointer[registry]
+	compound atomic.Pointer[[]config.Compound] // a reload may swap them
+	// clientNaming is naming, for readers that must not wait for mu
+	// (ownersOf, on the client's reader).
+	clientNaming atomic.Pointer[naming.Scheme]
+
+	mu         sync.Mutex      // serialises rebuilds; protects naming, clientName, warned and pinned
+	naming     naming.Scheme   // how names are formed for this client
+	clientName string          // the client's clientInfo.name
+	warned     map[string]bool // warnings already given (warnOnce)
+	pinned     pinnedNames     // names a reload keeps
+}
+
+// newCatalog is the catalog of a session not begun: names formed for a
+// client not known, no server listed yet.
+func newCatalog(opts *Options, children func() []*child) *catalog {
+	n := opts.namingFor("")
+	ct := &catalog{log: opts.Log, children: children, nameLen: opts.serverNameLen(), naming: n, warned: make(map[string]bool)}
+	ct.clientNaming.Store(&n)
+	ct.compound.Store(&opts.Compound)
+	ct.reg.Store(&registry{naming: n, toolsResult: []byte(`{"tools":[]}`), promptsResult: []byte(`{"prompts":[]}`)})
+	return ct
+}
+
+// registry is an immutable snapshot of the tools and prompts of the running
+// children, rebuilt whenever a child starts, changes a list or fails. List
+// answers are prebuilt so that tools/list costs one lookup.
+type registry struct {
+	naming        naming.Scheme
+	toolsResult   []byte // {"tools":[...]}
+	tools         map[string]route
+	hiddenTools   map[string]string         // the name a hidden tool would have -> its server's key (filter.go)
+	compounds     map[string]*compoundRoute // compound tools by name (compound.go)
+	toolNames     []listedName              // every tool, in config order
+	promptNames   []listedName              // every prompt, in config order
+	promptsResult []byte                    // {"prompts":[...]}
+	prompts       map[string]route
+	// formerly are names listed from what a server listed when it last
+	// ran (Memory) that it no longer lists, by "Tool\x00"+name or
+	// "Prompt\x00"+name -> its key (formerlyListed).
+	formerly map[string]string
+}
+
+// route leads a listed name to its child and the child's own name.
+type route struct {
+	child   *child
+	rawName []byte // the child's name token, as it wrote it
+	// remembered: listed from what the child listed when it last ran
+	// (Memory), before it is up: a call waits for it, then is routed by
+	// what it lists then.
+	remembered bool
+}
+
+// compoundRoute is a compound tool's subtools as the registry found them.
+type compoundRoute struct {
+	name     string
+	subtools map[[2]string]route // {server key, tool} -> its child and the child's name
+	listed   []string            // "KEY/tool", in config order
+}
+
+// listedName is a tool's name as its child gave it and as it is listed.
+type listedName struct {
+	entry naming.Entry
+	naming.Assigned
+}
+
+// pinnedNames are the names reloads found served, by entry, which keep
+// them for the rest of the session in a collision with a name that came
+// after (naming.Scheme.AssignKeeping); of two pinned, the one served more
+// lately wins. Before any reload nothing is pinned, so that the names
+// depend only on the config, not on which server started first.
+type pinnedNames struct {
+	naming         naming.Scheme // the naming they were formed with
+	gen            int           // the pinning that was last
+	tools, prompts map[naming.Entry]naming.Held
+}
+
+// registry is the registry now.
+func (ct *catalog) registry() *registry { return ct.reg.Load() }
 
 // rebuild makes a new registry from the running children in config order.
-func (a *Aggregator) rebuild() {
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
-	r := &registry{naming: a.naming, tools: make(map[string]route), prompts: make(map[string]route)}
+func (ct *catalog) rebuild() {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	r := &registry{naming: ct.naming, tools: make(map[string]route), prompts: make(map[string]route)}
 	var tools, prompts []registered
 	var hidden []naming.Entry
 	by := offeredTools{}
-	for _, c := range a.children() {
+	for _, c := range ct.children() {
 		ts, ps, listed, remembered := c.named()
 		if listed {
 			v := c.toolView()
 			by[c.key] = offered{c: c, tools: ts, view: v, remembered: remembered}
-			a.warnUnknownTools(c, v, ts)
+			ct.warnUnknownTools(c, v, ts)
 			shown, hid := v.exposedTools(ts)
 			for _, h := range hid {
 				hidden = append(hidden, naming.Entry{Key: c.key, Name: h.name})
@@ -36,46 +128,46 @@ func (a *Aggregator) rebuild() {
 			prompts = appendRegistered(prompts, c, ps, remembered)
 		}
 	}
-	r.hiddenTools = hiddenNames(a.naming, hidden)
+	r.hiddenTools = hiddenNames(ct.naming, hidden)
 	var toolList, promptList [][]byte
-	pinned := a.pinned
-	if pinned.naming != a.naming {
+	pinned := ct.pinned
+	if pinned.naming != ct.naming {
 		pinned = pinnedNames{}
 	}
-	toolList, r.toolNames = a.register(r.tools, "tool", tools, pinned.tools)
-	toolList = a.registerCompounds(r, toolList, by)
-	promptList, r.promptNames = a.register(r.prompts, "prompt", prompts, pinned.prompts)
+	toolList, r.toolNames = ct.register(r.tools, "tool", tools, pinned.tools)
+	toolList = ct.registerCompounds(r, toolList, by)
+	promptList, r.promptNames = ct.register(r.prompts, "prompt", prompts, pinned.prompts)
 	r.toolsResult = listResult("tools", toolList)
 	r.promptsResult = listResult("prompts", promptList)
-	r.formerly = formerlyListed(a.reg.Load(), r)
-	a.reg.Store(r)
+	r.formerly = formerlyListed(ct.reg.Load(), r)
+	ct.reg.Store(r)
 }
 
 // register names the entries (naming.Scheme.AssignKeeping), enters them
 // in index and returns their listed form and their names. Called with
-// regMu held.
-func (a *Aggregator) register(index map[string]route, kind string, entries []registered, held map[naming.Entry]naming.Held) ([][]byte, []listedName) {
+// mu held.
+func (ct *catalog) register(index map[string]route, kind string, entries []registered, held map[naming.Entry]naming.Held) ([][]byte, []listedName) {
 	names := make([]naming.Entry, len(entries))
 	for i, e := range entries {
 		names[i] = naming.Entry{Key: e.child.key, Name: e.entry.name}
 	}
-	assigned := a.naming.AssignKeeping(names, held)
+	assigned := ct.naming.AssignKeeping(names, held)
 	list := make([][]byte, 0, len(entries))
 	listedNames := make([]listedName, len(entries))
 	for i, e := range entries {
 		listedNames[i] = listedName{names[i], assigned[i]}
 		name := assigned[i].Name
 		if assigned[i].Hidden {
-			a.warnHidden(kind, name, e.child.key, index)
+			ct.warnHidden(kind, name, e.child.key, index)
 			continue
 		}
-		if assigned[i].Change&naming.Disambiguated != 0 && !a.naming.Strict && a.naming.View == naming.KeepsAll { // the others have their own summary (reportNames)
-			a.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].Key+a.naming.Sep+names[i].Name)
+		if assigned[i].Change&naming.Disambiguated != 0 && !ct.naming.Strict && ct.naming.View == naming.KeepsAll { // the others have their own summary (reportNames)
+			ct.warnOnce(kind+"\x00"+name, "%s %q of server %q is listed as %q: %q would be another server's name too", kind, e.entry.name, e.child.key, name, names[i].Key+ct.naming.Sep+names[i].Name)
 		}
 		index[name] = route{child: e.child, rawName: e.entry.rawName, remembered: e.remembered}
-		listed := e.entry.listedAs(e.child.key+a.naming.Sep, name)
+		listed := e.entry.listedAs(e.child.key+ct.naming.Sep, name)
 		if assigned[i].Change&naming.Shortened != 0 {
-			listed = withFullName(listed, names[i].Key+a.naming.Sep+names[i].Name)
+			listed = withFullName(listed, names[i].Key+ct.naming.Sep+names[i].Name)
 		}
 		list = append(list, listed)
 	}
@@ -84,18 +176,18 @@ func (a *Aggregator) register(index map[string]route, kind string, entries []reg
 
 // warnHidden reports once an entry hidden by another of the same name: a
 // server that lists a name twice (or, past all odds, two equal hashes).
-func (a *Aggregator) warnHidden(kind, name, key string, index map[string]route) {
+func (ct *catalog) warnHidden(kind, name, key string, index map[string]route) {
 	if owner := index[name].child.key; owner != key {
-		a.warnOnce(kind+"\x00"+name, "%s %q of server %q is hidden by the same name from server %q", kind, name, key, owner)
+		ct.warnOnce(kind+"\x00"+name, "%s %q of server %q is hidden by the same name from server %q", kind, name, key, owner)
 		return
 	}
-	a.warnOnce(kind+"\x00"+name, "server %q lists the %s %q twice; the first is served", key, kind, name)
+	ct.warnOnce(kind+"\x00"+name, "server %q lists the %s %q twice; the first is served", key, kind, name)
 }
 
 // warnUnknownTools warns once of each name the child's entry filters or
 // renames that the child does not offer, with the closest name it does.
-// Called with regMu held.
-func (a *Aggregator) warnUnknownTools(c *child, v *toolView, tools []namedEntry) {
+// Called with mu held.
+func (ct *catalog) warnUnknownTools(c *child, v *toolView, tools []namedEntry) {
 	refs := v.tools.Refs()
 	if len(refs) == 0 {
 		return
@@ -114,7 +206,7 @@ func (a *Aggregator) warnUnknownTools(c *child, v *toolView, tools []namedEntry)
 		if near := config.Closest(r.Name, names); near != "" {
 			closest = fmt.Sprintf("the closest it offers is %q", near)
 		}
-		a.warnOnce("filter\x00"+c.key+"\x00"+r.Where+"\x00"+r.Name,
+		ct.warnOnce("filter\x00"+c.key+"\x00"+r.Where+"\x00"+r.Name,
 			"server %q: %s: %q is not a tool of this server (%s; see README.md#choose-what-each-server-offers)", c.key, r.Where, r.Name, closest)
 	}
 }
@@ -177,4 +269,200 @@ func (e namedEntry) listedAs(prefix, name string) []byte {
 		return e.raw
 	}
 	return b
+}
+
+// setNaming sets how names are formed for the client, before any child
+// has listed a name. A --separator that breaks the strict form is kept
+// (an explicit choice wins), with a warning.
+func (ct *catalog) setNaming(clientName string, n naming.Scheme) {
+	ct.mu.Lock()
+	ct.naming, ct.clientName = n, clientName
+	ct.clientNaming.Store(&n)
+	ct.mu.Unlock()
+	ct.log.Debugf("names for client %q: %q between server key and name, strict form: %t", clientName, n.Sep, n.Strict)
+	if n.Strict && !naming.Conforms("k"+n.Sep+"t") {
+		ct.log.Warnf("%s accepts only tool names matching %s, and withholds every tool of a server when one name does not: --separator %q breaks it in every name; without --separator it gets %q",
+			clientLabel(clientName), naming.StrictPattern, n.Sep, naming.StrictSep)
+	}
+}
+
+// clientsName is the client's clientInfo.name.
+func (ct *catalog) clientsName() string {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	return ct.clientName
+}
+
+// ownersOf are the configured servers a prefixed name may belong to, as
+// names are formed for the client (ct.clientNaming: the registry's is the
+// client's only once a server is up): the server whose key and the
+// separator begin it (the longest such key); and, only for a name that
+// may have been shortened to fit the client (its key cut), after that one,
+// those whose key begins with what stands before the separator.
+func (ct *catalog) ownersOf(name string) []*child {
+	n := ct.clientNaming.Load()
+	var exact *child
+	var cut []*child
+	head, _, prefixed := strings.Cut(name, n.Sep)
+	for _, c := range ct.children() {
+		key := n.ServedKey(c.key)
+		switch {
+		case strings.HasPrefix(name, key+n.Sep):
+			if exact == nil || len(key) > len(n.ServedKey(exact.key)) {
+				exact = c
+			}
+		case prefixed && head != "" && strings.HasPrefix(key, head):
+			cut = append(cut, c)
+		}
+	}
+	var owners []*child
+	if exact != nil {
+		owners = append(owners, exact)
+	}
+	if n.MayBeShortened(name) {
+		owners = append(owners, cut...)
+	}
+	return owners
+}
+
+// listed reports whether a call routed by name names a tool or prompt
+// that a running server listed: a call to a server that is up is served
+// without waiting for the others to start. (What is not listed yet waits,
+// and is then looked up again.)
+func (ct *catalog) listed(c *call) bool {
+	name, ok := c.name()
+	if !ok {
+		return false
+	}
+	r := ct.reg.Load()
+	var rt route
+	switch c.method {
+	case "tools/call":
+		rt, ok = r.tools[string(name)]
+	case "prompts/get":
+		rt, ok = r.prompts[string(name)]
+	default:
+		ok = false
+	}
+	return ok && !rt.remembered
+}
+
+// pinNames pins the names served now, adding to those pinned before (a
+// server that comes back gets its name back, unless another took it
+// meanwhile).
+func (ct *catalog) pinNames() {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	r := ct.reg.Load()
+	if ct.pinned.naming != r.naming {
+		ct.pinned = pinnedNames{naming: r.naming}
+	}
+	ct.pinned.gen++
+	ct.pinned.tools = pin(ct.pinned.tools, r.toolNames, ct.pinned.gen)
+	ct.pinned.prompts = pin(ct.pinned.prompts, r.promptNames, ct.pinned.gen)
+}
+
+func pin(held map[naming.Entry]naming.Held, listed []listedName, gen int) map[naming.Entry]naming.Held {
+	if held == nil {
+		held = make(map[naming.Entry]naming.Held, len(listed))
+	}
+	for _, l := range listed {
+		if !l.Hidden {
+			held[l.entry] = naming.Held{Name: l.Name, Gen: gen}
+		}
+	}
+	return held
+}
+
+// warn logs a warning once per what.
+func (ct *catalog) warn(what, format string, args ...any) {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	ct.warnOnce(what, format, args...)
+}
+
+// warnOnce is warn, called with mu held.
+func (ct *catalog) warnOnce(what, format string, args ...any) {
+	if ct.warned[what] {
+		return
+	}
+	ct.warned[what] = true
+	ct.log.Warnf(format, args...)
+}
+
+// reportNames writes, once the children are ready, one warning when tool
+// names were changed for the client or will be changed by it, and with
+// --debug one line per such name.
+func (ct *catalog) reportNames() {
+	clientName := ct.clientsName()
+	r := ct.reg.Load()
+	k, known := naming.LookupClient(clientName)
+	counts := make(map[string]int)
+	var order []string
+	var changed int
+	for _, t := range r.toolNames {
+		if t.Hidden {
+			continue
+		}
+		what := t.Change.Describe()
+		if known {
+			if fate := k.Fate(ct.nameLen, t.entry.Key, t.entry.Name, t.Name); fate != "" {
+				what = strings.TrimPrefix(what+"; by "+clientName+": "+fate, "; ")
+				if counts[fate] == 0 {
+					order = append(order, fate)
+				}
+				counts[fate]++
+			}
+		}
+		if what == "" {
+			continue
+		}
+		changed++
+		ct.log.Debugf("tool %q of server %q is listed as %q (%s)", t.entry.Name, t.entry.Key, t.Name, what)
+	}
+	if changed == 0 {
+		return
+	}
+	ct.log.Warnf("%s; --debug lists them (see README.md#tool-names)", ct.namesSummary(r, clientName, counts, order))
+}
+
+// namesSummary is the warning of reportNames, without its end.
+func (ct *catalog) namesSummary(r *registry, clientName string, counts map[string]int, order []string) string {
+	var ours, fates []string
+	for _, ch := range []naming.Change{naming.CharsReplaced, naming.Shortened, naming.Disambiguated, naming.AmbiguousKey} {
+		n := 0
+		for _, t := range r.toolNames {
+			if !t.Hidden && t.Change&ch != 0 && (ch != naming.AmbiguousKey || t.Change&naming.Disambiguated == 0) {
+				n++ // a key that holds the separator is told of when no hash was needed for it
+			}
+		}
+		if n > 0 {
+			ours = append(ours, fmt.Sprintf("%d %s", n, ch.Describe()))
+		}
+	}
+	for _, f := range order {
+		fates = append(fates, fmt.Sprintf("%d %s", counts[f], f))
+	}
+	var parts []string
+	switch {
+	case len(ours) == 0:
+	case r.naming.Strict:
+		parts = append(parts, fmt.Sprintf("tool names made to match %s for %s: %s", naming.StrictPattern, clientLabel(clientName), strings.Join(ours, ", ")))
+	case r.naming.Limit() == 0: // a client with no known limit: names were only told apart
+		parts = append(parts, fmt.Sprintf("tool names changed for %s: %s", clientLabel(clientName), strings.Join(ours, ", ")))
+	default:
+		parts = append(parts, fmt.Sprintf("tool names made to fit the %d characters %s leaves them (with its prefix, for a server name of up to %d characters: see --registered-as): %s",
+			r.naming.Limit(), clientLabel(clientName), ct.nameLen, strings.Join(ours, ", ")))
+	}
+	if len(fates) > 0 {
+		parts = append(parts, fmt.Sprintf("tool names that %s will change: %s", clientLabel(clientName), strings.Join(fates, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func clientLabel(name string) string {
+	if name == "" {
+		return "the client"
+	}
+	return fmt.Sprintf("client %q", name)
 }

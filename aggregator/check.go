@@ -35,9 +35,8 @@ const checkCapabilities = `{"roots":{"listChanged":true},"sampling":{},"elicitat
 // stops the children and reports whether all of them started.
 func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	a.client.begin(clientInit{era: eraLegacy, version: eras.LatestLegacy, caps: capabilities.ParseClient([]byte(checkCapabilities))})
-	plan := server.Plan{Init: a.childInitParams(eras.LatestLegacy), Scope: a.client.memoryScope()}
-	a.plan.Store(&plan)
-	a.awaitChildren(ctx, a.children())
+	a.start.begin(a.client.plan(eras.LatestLegacy, false))
+	a.start.awaitChildren(ctx, a.children())
 
 	ok := true
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -70,7 +69,7 @@ func (a *Aggregator) Check(ctx context.Context, w io.Writer) bool {
 	}
 	tw.Flush()
 	a.writeCheckedTools(w, tools)
-	a.writeExposure(w, append(exposure, a.checkedCompounds()...))
+	a.writeExposure(w, append(exposure, a.catalog.checkedCompounds()...))
 	if len(problems) > 0 {
 		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
 	}
@@ -99,7 +98,8 @@ func (a *Aggregator) writeExposure(w io.Writer, exposure []string) {
 // it, if anything (for a server name longer than --registered-as says).
 // A note after the list gives the separator of strict clients.
 func (a *Aggregator) writeCheckedTools(w io.Writer, tools []naming.Entry) {
-	plain := a.naming.Assign(tools)
+	n := a.opts.namingFor("")
+	plain := n.Assign(tools)
 	type served struct {
 		k      naming.Client
 		naming naming.Scheme
@@ -137,7 +137,7 @@ func (a *Aggregator) writeCheckedTools(w io.Writer, tools []naming.Entry) {
 		}
 	}
 	strictSeparator := Options{Separator: a.opts.Separator, StrictNames: true}.namingFor("").Sep
-	if strictSeparator != a.naming.Sep {
+	if strictSeparator != n.Sep {
 		fmt.Fprintf(w, "\nStrict clients (Claude Desktop, or any with --strict-names) get %q between server key and tool name.\n", strictSeparator)
 	}
 }

@@ -39,7 +39,7 @@ type child struct {
 	tasks        inflight.Table[*task]         // its tasks known to the client, by its task id
 	clientTasks  atomic.Int64                  // the tasks the client runs for it (client_tasks.go)
 	heldStatuses heldStatuses                  // its statuses of tasks not known yet
-	listing      taskListing                   // its tasks/list passes: which tasks it still keeps (tasks_list.go)
+	listing      taskListing                   // its tasks/list passes: which tasks it still keeps (tasks.go)
 	exchanges    exchangeSet                   // a modern client's calls to it that may take input (legacy child)
 	logging      atomic.Int32                  // a modern client's calls in flight to it that asked for logs (legacy child)
 	elicitations urlElicitations               // its URL elicitations the client may see completed (owners.go)
@@ -58,9 +58,10 @@ func newChild(host *childHost, s config.Server, after <-chan struct{}) *child {
 // a child's own code (its methods, and the exchanges its reader drives)
 // uses of it: the settings of its process and messages, the log, the
 // session's life, the client's side, the tables that tie ids across the
-// client and the servers, a modern client's streams, and the events it
-// tells the session of. The registry, the other children, naming and
-// reloads are not in it; the client's calls a child carries belong to the
+// client and the servers, a modern client's streams, and the four things
+// it tells or asks the session's parts (the catalog, start-up, the
+// session), as funcs: no more of them. The other children and reloads
+// are not in it; the client's calls a child carries belong to the
 // client's side and keep their Aggregator. Every child of a session
 // shares one.
 type childHost struct {
@@ -70,7 +71,11 @@ type childHost struct {
 	client   *clientSession
 	relay    *relayTables
 	listens  *listenSet
-	session  sessionEvents
+
+	rebuild    func()                  // its lists changed: the registry is built anew (catalog)
+	childUp    func(c *child)          // it is up and in the registry (startup)
+	tellClient func(method string)     // a list changed: the client is told, or will be
+	uriOwner   func(uri string) *child // the server that owns a resource URI (owners.go); never waits
 }
 
 // childSettings are what Options say of a server: what every server of
@@ -79,15 +84,6 @@ type childHost struct {
 type childSettings struct {
 	server               server.Settings
 	clientRequestTimeout time.Duration // its requests to the client
-}
-
-// sessionEvents are what a child tells the session of itself, and the one
-// thing it asks of it (the Aggregator is the one implementation).
-type sessionEvents interface {
-	rebuild()                   // its lists changed: the registry is built anew
-	childUp(c *child)           // it is up and in the registry
-	tellClient(method string)   // a list changed: the client is told, or will be
-	uriOwner(uri string) *child // the server that owns a resource URI (owners.go); never waits
 }
 
 func (c *child) running() bool { return c.Status().State == server.Running }

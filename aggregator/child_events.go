@@ -15,15 +15,15 @@ import (
 // Up: the server runs; it enters the registry before its waiters go on,
 // and the client hears of it when it was answered a list without it.
 func (c *child) Up() {
-	c.host.session.rebuild()
-	c.host.session.childUp(c)
+	c.host.rebuild()
+	c.host.childUp(c)
 }
 
 // ListChanged: a list of the server was fetched anew; the registry is
 // built anew and the client told.
 func (c *child) ListChanged(method string) {
-	c.host.session.rebuild()
-	c.host.session.tellClient(method)
+	c.host.rebuild()
+	c.host.tellClient(method)
 }
 
 // Dropped: the server failed or was stopped. Its requests to the client
@@ -46,11 +46,11 @@ func (c *child) Dropped(why error, wasRunning bool) {
 	}
 	c.failTasks(toldClient(why))
 	if wasRunning {
-		c.host.session.rebuild()
-		announceLists(c.Status().Caps, c.host.session.tellClient)
+		c.host.rebuild()
+		announceLists(c.Status().Caps, c.host.tellClient)
 	} else if r, ok := c.recalled(); ok && !r.Failed && c.Status().State == server.Failed { // what it listed when it last ran was listed for it; a reload announces for itself
-		c.host.session.rebuild()
-		announceLists(r.Caps, c.host.session.tellClient)
+		c.host.rebuild()
+		announceLists(r.Caps, c.host.tellClient)
 	}
 }
 

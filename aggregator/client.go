@@ -7,16 +7,17 @@ import (
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/inflight"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// This file is the client's side of the session (clientSession): what it
-// declared at initialize, its log level, its gate and its in-flight calls.
-// Every message the client sends enters at serve.go.
-
-// clientSession is the client's side of the conversation: its connection,
-// what it negotiated and declared, its requests in flight and the gate its
-// children's early messages wait at.
+// clientSession is what the session knows of its client: its connection,
+// what it negotiated and declared, its log level, its requests in flight
+// and the gate its children's early messages wait at. Its methods are in
+// this file (what its start settled, and what servers are told of it:
+// the plan their sessions are opened with, the _meta of its requests), but
+// its era, which adapter.go asks (modern). Every message the client sends
+// enters at serve.go.
 type clientSession struct {
 	conn  *jsonrpc.Conn // set in Serve before any child starts; nil in Check
 	calls inflight.Table[*call]
@@ -43,17 +44,36 @@ type clientInit struct {
 	info     []byte // the client's clientInfo, raw; nil when it gave none
 }
 
+// settled is what the start of the session settled: the zero clientInit
+// before it began.
+func (cs *clientSession) settled() *clientInit { return cs.began.Load() }
+
 // childMeta is the _meta of the modern era for a request to a modern
 // child on the client's behalf: the modern version, the client's
 // capabilities and clientInfo, and the level a legacy client set with
 // logging/setLevel.
 func (cs *clientSession) childMeta() []byte {
-	s := cs.began.Load()
-	info := s.info
-	if info == nil {
-		info = cs.serverInfo
+	return eras.RequestMeta(cs.began.Load().caps.Raw(), cs.info(), cs.level())
+}
+
+// info is the client's clientInfo, raw; the aggregator's serverInfo when
+// it gave none.
+func (cs *clientSession) info() []byte {
+	if info := cs.began.Load().info; info != nil {
+		return info
 	}
-	return eras.RequestMeta(s.caps.Raw(), info, cs.level())
+	return cs.serverInfo
+}
+
+// plan is how the servers' sessions are opened for the client: a legacy
+// server's initialize of version with the client's capabilities and
+// clientInfo, after a server/discover probe when probe, and what they
+// declared and listed remembered under memoryScope.
+func (cs *clientSession) plan(version string, probe bool) server.Plan {
+	b := jsonrpc.AppendString([]byte(`{"protocolVersion":`), version)
+	b = append(append(b, `,"capabilities":`...), cs.began.Load().caps.Raw()...)
+	b = append(append(b, `,"clientInfo":`...), cs.info()...)
+	return server.Plan{Probe: probe, Init: append(b, '}'), Scope: cs.memoryScope()}
 }
 
 // memoryScope is what the servers' answers may depend on of the client,

@@ -22,36 +22,36 @@ func init() { // a var initialiser would make an initialisation cycle
 		"ping":       {early: true, quick: true, serve: answerPing},
 		// The modern era's session: none; discover answers as initialize.
 		"server/discover":      {early: true, serve: (*Aggregator).serveDiscover},
-		"subscriptions/listen": {await: (*Aggregator).awaitListen, serve: (*Aggregator).listen},
+		"subscriptions/listen": {await: (*startup).awaitListen, serve: (*Aggregator).listen},
 
 		// Lists of prefixed names, answered from the registry.
-		"tools/list":   {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(server.KindTools)},
-		"prompts/list": {await: (*Aggregator).awaitLists, quick: true, serve: serveRegistered(server.KindPrompts)},
+		"tools/list":   {await: (*startup).awaitLists, quick: true, serve: serveRegistered(server.KindTools)},
+		"prompts/list": {await: (*startup).awaitLists, quick: true, serve: serveRegistered(server.KindPrompts)},
 
 		// Routed by prefixed name; a task-augmented call's task gets an id
 		// of the aggregator's.
-		"tools/call":  {await: (*Aggregator).awaitNamed, quick: true, input: true, route: (*Aggregator).routeTool, taskCreated: taskCreated},
-		"prompts/get": {await: (*Aggregator).awaitNamed, quick: true, input: true, route: (*Aggregator).routePrompt},
+		"tools/call":  {await: (*startup).awaitNamed, quick: true, input: true, route: (*Aggregator).routeTool, taskCreated: taskCreated},
+		"prompts/get": {await: (*startup).awaitNamed, quick: true, input: true, route: (*Aggregator).routePrompt},
 		// by prompt name or resource template
-		"completion/complete": {await: (*Aggregator).awaitCompletion, route: (*Aggregator).routeCompletion},
+		"completion/complete": {await: (*startup).awaitCompletion, route: (*Aggregator).routeCompletion},
 
 		// Routed by URI: the child that listed it, else the one whose
 		// template matches (this may refresh the lists, so not quick).
-		"resources/read":        {await: (*Aggregator).awaitURI, input: true, route: (*Aggregator).routeByURI},
-		"resources/subscribe":   {await: (*Aggregator).awaitURI, route: (*Aggregator).routeSubscribe},
-		"resources/unsubscribe": {await: (*Aggregator).awaitURI, route: (*Aggregator).routeSubscribe},
+		"resources/read":        {await: (*startup).awaitURI, input: true, route: (*Aggregator).routeByURI},
+		"resources/subscribe":   {await: (*startup).awaitURI, route: (*Aggregator).routeSubscribe},
+		"resources/unsubscribe": {await: (*startup).awaitURI, route: (*Aggregator).routeSubscribe},
 
 		// Fanned out to every child that can serve it; answers merged.
-		"resources/list":           {await: (*Aggregator).awaitLists, serve: (*Aggregator).listResources},
-		"resources/templates/list": {await: (*Aggregator).awaitLists, serve: (*Aggregator).listResourceTemplates},
-		"logging/setLevel":         {await: (*Aggregator).awaitLists, serve: (*Aggregator).setLevel},
+		"resources/list":           {await: (*startup).awaitLists, serve: (*Aggregator).listResources},
+		"resources/templates/list": {await: (*startup).awaitLists, serve: (*Aggregator).listResourceTemplates},
+		"logging/setLevel":         {await: (*startup).awaitLists, serve: (*Aggregator).setLevel},
 
 		// Tasks: routed by the aggregator's task id to the child running
 		// the task, which gets its own id; listed child by child.
 		"tasks/get":    {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
 		"tasks/cancel": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskState},
 		"tasks/result": {quick: true, route: (*Aggregator).routeTask, modifyResponse: taskResult},
-		"tasks/list":   {await: (*Aggregator).awaitLists, serve: (*Aggregator).listTasks},
+		"tasks/list":   {await: (*startup).awaitLists, serve: (*Aggregator).listTasks},
 	}
 }
 

@@ -19,15 +19,16 @@ import (
 // its arguments, every other byte of params untouched; the server's
 // answer comes back byte for byte. A subtool the compound tool does not
 // list, or that its server's entry hides, is refused without reaching a
-// server.
+// server. The compound tools are the catalog's: these are its methods that
+// list them, and their route (compoundRoute.route).
 
 // setCompound makes cs the compound tools and reports whether they changed.
-func (a *Aggregator) setCompound(cs []config.Compound) bool {
-	old := a.compound.Load()
+func (ct *catalog) setCompound(cs []config.Compound) bool {
+	old := ct.compound.Load()
 	if old != nil && compoundsEqual(*old, cs) {
 		return false
 	}
-	a.compound.Store(&cs)
+	ct.compound.Store(&cs)
 	return true
 }
 
@@ -40,8 +41,8 @@ func compoundsEqual(a, b []config.Compound) bool {
 // compoundOwners are the servers a call of the compound tool name needs:
 // the one its arguments name, when the tool bundles it, else every server
 // it bundles; false when name is no compound tool's (of tools/call).
-func (a *Aggregator) compoundOwners(c *call, name string) ([]*child, bool) {
-	cs := a.compound.Load()
+func (ct *catalog) compoundOwners(c *call, name string) ([]*child, bool) {
+	cs := ct.compound.Load()
 	if cs == nil || c.method != "tools/call" {
 		return nil, false
 	}
@@ -58,14 +59,14 @@ func (a *Aggregator) compoundOwners(c *call, name string) ([]*child, bool) {
 		return nil, true // refused at once, when routed: no server needed
 	}
 	if bundles(named) {
-		for _, ch := range a.children() {
+		for _, ch := range ct.children() {
 			if ch.key == named {
 				return []*child{ch}, true
 			}
 		}
 	}
 	var owners []*child
-	for _, ch := range a.children() {
+	for _, ch := range ct.children() {
 		if bundles(ch.key) {
 			owners = append(owners, ch)
 		}
@@ -85,22 +86,22 @@ type offered struct {
 }
 
 // registerCompounds lists the compound tools after the others and enters
-// them in r. Called with regMu held.
-func (a *Aggregator) registerCompounds(r *registry, list [][]byte, by offeredTools) [][]byte {
-	cs := a.compound.Load()
+// them in r. Called with mu held.
+func (ct *catalog) registerCompounds(r *registry, list [][]byte, by offeredTools) [][]byte {
+	cs := ct.compound.Load()
 	if cs == nil || len(*cs) == 0 {
 		return list
 	}
 	r.compounds = make(map[string]*compoundRoute, len(*cs))
 	for _, comp := range *cs {
 		if _, taken := r.tools[comp.Name]; taken {
-			a.warnOnce("compound\x00"+comp.Name, "%s: compound tool %q has the name of another tool: left out", comp.Where, comp.Name)
+			ct.warnOnce("compound\x00"+comp.Name, "%s: compound tool %q has the name of another tool: left out", comp.Where, comp.Name)
 			continue
 		}
 		cr := &compoundRoute{name: comp.Name, subtools: map[[2]string]route{}}
 		var lines []string
 		for _, st := range comp.Subtools {
-			e, o, ok := a.subtool(st, by)
+			e, o, ok := ct.subtool(st, by)
 			if !ok {
 				continue
 			}
@@ -119,7 +120,7 @@ func (a *Aggregator) registerCompounds(r *registry, list [][]byte, by offeredToo
 
 // subtool finds the server's entry of a subtool, warning once when the
 // server does not offer it or its config entry hides it.
-func (a *Aggregator) subtool(st config.Subtool, by offeredTools) (namedEntry, offered, bool) {
+func (ct *catalog) subtool(st config.Subtool, by offeredTools) (namedEntry, offered, bool) {
 	o, running := by[st.Server]
 	if !running {
 		return namedEntry{}, o, false
@@ -130,12 +131,12 @@ func (a *Aggregator) subtool(st config.Subtool, by offeredTools) (namedEntry, of
 		for j, e := range o.tools {
 			names[j] = e.name
 		}
-		a.warnOnce("subtool\x00"+st.Where+"\x00"+st.Tool, "server %q: %s: %q is not a tool of this server (the closest it offers is %q; see README.md#choose-what-each-server-offers)",
+		ct.warnOnce("subtool\x00"+st.Where+"\x00"+st.Tool, "server %q: %s: %q is not a tool of this server (the closest it offers is %q; see README.md#choose-what-each-server-offers)",
 			st.Server, st.Where, st.Tool, config.Closest(st.Tool, names))
 		return namedEntry{}, o, false
 	}
 	if _, ok := o.view.expose(st.Tool); !ok {
-		a.warnOnce("subtool\x00"+st.Where+"\x00"+st.Tool, "server %q: %s: %q is hidden by the server's entry, which wins: not offered (see README.md#choose-what-each-server-offers)", st.Server, st.Where, st.Tool)
+		ct.warnOnce("subtool\x00"+st.Where+"\x00"+st.Tool, "server %q: %s: %q is hidden by the server's entry, which wins: not offered (see README.md#choose-what-each-server-offers)", st.Server, st.Where, st.Tool)
 		return namedEntry{}, o, false
 	}
 	return o.tools[i], o, true
@@ -234,9 +235,9 @@ func compoundEntry(comp config.Compound, cr *compoundRoute, lines []string) []by
 	return b
 }
 
-// routeCompound routes a call of a compound tool to the subtool its
+// route routes a call of a compound tool to the subtool its
 // arguments name, or refuses it.
-func (a *Aggregator) routeCompound(c *call, cr *compoundRoute) (target, []byte) {
+func (cr *compoundRoute) route(c *call) (target, []byte) {
 	invalid := func(msg string) (target, []byte) {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: %s: %s (call one of %s)", cr.name, msg, strings.Join(cr.listed, ", ")))
 	}
@@ -265,10 +266,10 @@ func (a *Aggregator) routeCompound(c *call, cr *compoundRoute) (target, []byte) 
 }
 
 // checkedCompounds says what each compound tool bundles, for --check.
-func (a *Aggregator) checkedCompounds() []string {
-	r := a.reg.Load()
+func (ct *catalog) checkedCompounds() []string {
+	r := ct.reg.Load()
 	var out []string
-	if cs := a.compound.Load(); cs != nil {
+	if cs := ct.compound.Load(); cs != nil {
 		for _, comp := range *cs {
 			if cr := r.compounds[comp.Name]; cr != nil {
 				out = append(out, fmt.Sprintf("%s: bundles %s", comp.Name, strings.Join(cr.listed, ", ")))

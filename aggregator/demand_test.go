@@ -306,12 +306,12 @@ func TestAModernClientWithoutAStreamIsServedAsOneThatListsOnce(t *testing.T) {
 	t.Parallel()
 	legacy, _, _ := demandServers(t, Options{})
 	legacy.exchange(initAs("claude-code"))
-	if got := legacy.a.firstListWait(); got != DefaultFastListWait {
+	if got := legacy.a.start.firstListWait(); got != DefaultFastListWait {
 		t.Errorf("a legacy claude-code: its first list waits %v, want %v", got, DefaultFastListWait)
 	}
 	modern, _, _ := demandServers(t, Options{})
 	modern.exchange(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"1"}}}}`)
-	if got, want := modern.a.firstListWait(), 24*time.Second; got != want {
+	if got, want := modern.a.start.firstListWait(), 24*time.Second; got != want {
 		t.Errorf("a modern claude-code without a stream: its first list waits %v, want %v (inside its 30 s)", got, want)
 	}
 }
@@ -338,7 +338,7 @@ func TestWhatAServerDidNotDeclareNeverReachesIt(t *testing.T) {
 	reached := make(chan string, 4)
 	answered, over := make(chan struct{}), make(chan struct{})
 	close(over)
-	budgetOver := func(*Aggregator, string) <-chan struct{} { return over }
+	budgetOver := func(*startup, string) <-chan struct{} { return over }
 	h := serveOptions(t, Options{listDeadline: budgetOver, Start: func(config.Server) (Process, error) {
 		return startFake(func(method string, _ []byte) string {
 			switch method {

@@ -39,7 +39,7 @@ func BenchmarkRebuildFiltered(b *testing.B) {
 		h := filterHarness(b, f, Options{}, entries...)
 		b.Run(way+"/rebuild", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				h.a.rebuild()
+				h.a.catalog.rebuild()
 			}
 		})
 		b.Run(way+"/tools-list", func(b *testing.B) {

@@ -229,7 +229,7 @@ func TestFilterWarnsOfUnknownTools(t *testing.T) {
 	t.Parallel()
 	f := &toolFleet{}
 	h := filterHarness(t, f, Options{}, filtered(t, "gh", `"excludeTools": ["delete_repos"]`, "create_issue", "delete_repo"))
-	h.a.rebuild() // a second rebuild warns no more
+	h.a.catalog.rebuild() // a second rebuild warns no more
 	want := `warning: server "gh": mcpServers.gh.excludeTools[0]: "delete_repos" is not a tool of this server (the closest it offers is "delete_repo"; see README.md#choose-what-each-server-offers)`
 	if got := h.logged(); strings.Count(got, want) != 1 {
 		t.Errorf("log:\n%s\nwant once: %s", got, want)

@@ -56,7 +56,7 @@ func (h *harness) startServers() {
 // until every server is up or failed, as the real wait (listWait) has them
 // do whenever the servers start in time, which on a loaded machine they
 // may not. A test of a server still starting sets its own (once).
-func allReady(a *Aggregator, _ string) <-chan struct{} {
+func allReady(a *startup, _ string) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -2,16 +2,22 @@ package aggregator
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/eras"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/server"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/printable"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
-// This file is a legacy client's initialize: the session's answer, and
-// the initialize each server gets from what the client declared.
+// This file is the start of the client's session, in either era: a legacy
+// client's initialize, or a modern client's first request, which settle
+// what the session knows of its client (clientSession.begin) and how the
+// servers' sessions will be opened (beginClient); and the answers, to
+// initialize and to server/discover, with what the servers offer.
 
 // acceptInitialize negotiates the protocol version with the client and
 // takes its capabilities, on the reader goroutine, so that the requests
@@ -32,8 +38,7 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 		return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize was already received")
 	}
 	a.log.Debugf("client asked for protocol version %s; serving %s", requested, version)
-	clientName, _ := jsonrpc.StringMember(clientInfo, "name")
-	a.beginClient(clientName, server.Plan{Init: a.childInitParams(version), Scope: a.client.memoryScope()})
+	a.beginClient(a.client.plan(version, false))
 	return nil
 }
 
@@ -44,31 +49,11 @@ func (a *Aggregator) acceptInitialize(c *call) []byte {
 // request needs them (startup.go), initialized with the agreed version and
 // the client's relayable capabilities.
 func (a *Aggregator) finishInitialize(ctx context.Context, c *call) []byte {
-	a.awaitDeclarations(ctx)
+	a.start.awaitDeclarations(ctx)
 	if ctx.Err() != nil {
 		return nil
 	}
-	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.began.Load().version))
-}
-
-// childInitParams are the params of initialize for a legacy child: the
-// version, and the client's capabilities and clientInfo (ours when it gave
-// none).
-func (a *Aggregator) childInitParams(version string) []byte {
-	s := a.client.began.Load()
-	info := s.info
-	if info == nil {
-		info = a.serverInfo()
-	}
-	return childInitParams(version, s.caps.Raw(), info)
-}
-
-func childInitParams(version string, caps, clientInfo []byte) []byte {
-	b := []byte(`{"protocolVersion":`)
-	b = jsonrpc.AppendString(b, version)
-	b = append(append(b, `,"capabilities":`...), caps...)
-	b = append(append(b, `,"clientInfo":`...), clientInfo...)
-	return append(b, '}')
+	return jsonrpc.AppendResult(nil, c.id, a.initializeResult(a.client.settled().version))
 }
 
 // initializeResult advertises what the initialized children offer
@@ -79,7 +64,7 @@ func (a *Aggregator) initializeResult(version string) []byte {
 	b = jsonrpc.AppendString(b, version)
 	b = append(b, `,"capabilities":`...)
 	b = capabilities.Merge(b, caps)
-	b = append(append(b, `,"serverInfo":`...), a.serverInfo()...)
+	b = append(append(b, `,"serverInfo":`...), a.client.serverInfo...)
 	if instructions != "" {
 		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
 	}
@@ -124,4 +109,123 @@ func (a *Aggregator) childOffers() ([]capabilities.Server, string) {
 		caps = append([]capabilities.Server{capabilities.Pending()}, caps...)
 	}
 	return caps, strings.Join(instructions, "\n\n")
+}
+
+// beginClient begins the client's session, which client.begin settled,
+// with the plan its children are started with: names are formed for the
+// client its clientInfo names, and the lists hold what the servers listed
+// when they last ran (memory.go). Nothing starts yet: see demand.
+func (a *Aggregator) beginClient(plan server.Plan) {
+	clientName, _ := jsonrpc.StringMember(a.client.settled().info, "name")
+	a.catalog.setNaming(clientName, a.opts.namingFor(clientName))
+	a.start.begin(plan)
+	a.catalog.rebuild()
+	a.log.Debugf("client %q: its first lists wait up to %v for servers not remembered and still starting", clientName, a.opts.listWait(clientName))
+}
+
+// A modern (2026-07-28) client has no initialize: each of its requests is
+// admitted by what its _meta says (acceptModern, readModern), its first
+// settles the session (beginModern), and its server/discover is answered
+// with what the servers offer, as initialize is.
+
+// acceptModern checks a request of the modern era, on the reader
+// goroutine: the methods the era removed are refused, the _meta is read
+// (readModern), and the first such request begins the session.
+func (a *Aggregator) acceptModern(c *call, s *clientInit) []byte {
+	if instead := eras.RemovedInModern[c.method]; instead != "" {
+		if c.method == "initialize" && s.era == eraModern {
+			return errorLine(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize after requests of protocol "+eras.ModernVersion+" on this connection")
+		}
+		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method+" is not part of protocol "+eras.ModernVersion+" (replaced by "+instead+")")
+	}
+	r, bad := readModern(c)
+	if bad != nil {
+		return bad
+	}
+	c.modern = true
+	c.logLevel = r.logLevel
+	if s.era == eraUnknown {
+		a.beginModern(r)
+	}
+	return nil
+}
+
+// modernRequest is what the _meta of a modern request says.
+type modernRequest struct {
+	version  string
+	caps     []byte // the client's capabilities, raw
+	info     []byte // clientInfo, raw; nil when absent
+	logLevel string
+}
+
+// readModern checks the _meta of a modern request and returns what it
+// says, or the error line to answer: -32602 for a missing key, -32022 for
+// a version the aggregator does not serve.
+func readModern(c *call) (modernRequest, []byte) {
+	var r modernRequest
+	if !c.p.object || c.p.meta == nil || c.p.meta[0] != '{' {
+		return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: a "+eras.ModernVersion+" request needs params._meta (an object) with \""+eras.MetaProtocolVersion+"\" and \""+eras.MetaClientCapabilities+"\"")
+	}
+	version, ok := jsonrpc.StringMember(c.p.meta, eras.MetaProtocolVersion)
+	if !ok {
+		return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params._meta needs \""+eras.MetaProtocolVersion+"\" (a string)")
+	}
+	if !slices.Contains(eras.ModernVersions, version) {
+		return r, unsupportedVersion(c.id, version)
+	}
+	caps, ok := jsonrpc.Member(c.p.meta, eras.MetaClientCapabilities)
+	if !ok || caps[0] != '{' {
+		return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params._meta needs \""+eras.MetaClientCapabilities+"\" (an object)")
+	}
+	r = modernRequest{version: version, caps: caps}
+	r.info, _ = jsonrpc.Member(c.p.meta, eras.MetaClientInfo)
+	if level, ok := jsonrpc.Member(c.p.meta, eras.MetaLogLevel); ok {
+		if r.logLevel, ok = jsonrpc.String(level); !ok || !eras.IsLogLevel(r.logLevel) {
+			return r, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: params._meta[\""+eras.MetaLogLevel+"\"] must be one of "+strings.Join(eras.LogLevels, ", ")+", not "+string(level))
+		}
+	}
+	return r, nil
+}
+
+// beginModern begins a session of the modern era with the first modern
+// request: its capabilities and clientInfo stand for the client's in what
+// the aggregator asks children on its own, and names are formed for the
+// client it names. Children start, probed with server/discover, when a
+// request needs them.
+func (a *Aggregator) beginModern(r modernRequest) {
+	a.client.begin(clientInit{era: eraModern, version: eras.ModernVersion, caps: capabilities.ParseClient(r.caps), info: r.info})
+	a.beginClient(a.client.plan(eras.LatestLegacy, true))
+	a.log.Debugf("client speaks protocol %s (%s); each server is probed with server/discover when it starts", eras.ModernVersion, printable.Clip(r.info))
+	a.openGate() // a modern session has no notifications/initialized
+}
+
+// serveDiscover answers server/discover at once, starting no server, as
+// initialize is answered: a probe that closes its input costs no process.
+func (a *Aggregator) serveDiscover(_ context.Context, c *call) []byte {
+	caps, instructions := a.childOffers()
+	b := eras.AppendVersions([]byte(`{"resultType":"complete","supportedVersions":`))
+	b = capabilities.Merge(append(b, `,"capabilities":`...), caps)
+	if instructions != "" {
+		b = jsonrpc.AppendString(append(b, `,"instructions":`...), instructions)
+	}
+	b = eras.AppendHint(b, a.discoverHint())
+	b = append(append(b, `,"_meta":{"`+eras.MetaServerInfo+`":`...), a.client.serverInfo...)
+	return jsonrpc.AppendResult(nil, c.id, append(b, "}}"...))
+}
+
+// discoverHint merges the hints of the children's discover results (a
+// legacy child's: stale at once). A child not started yet, offered as it
+// declared when it last started or as any server may (childOffers), makes
+// the answer stale at once and private: it is a guess, not to be kept.
+func (a *Aggregator) discoverHint() eras.Hint {
+	var hs []eras.Hint
+	for _, c := range a.children() {
+		switch {
+		case c.initialized():
+			hs = append(hs, c.hint(func(h *server.Hints) eras.Hint { return h.Discover }))
+		case !c.dropped():
+			hs = append(hs, eras.Hint{})
+		}
+	}
+	return eras.MergeHints(hs, time.Now())
 }

@@ -88,7 +88,7 @@ func (c *call) askClient(ctx context.Context, result []byte) ([]byte, []byte) {
 	if err != nil && requests != nil {
 		return nil, errorLine(c.id, jsonrpc.CodeInternalError, fmt.Sprintf("server %q answered input_required with inputRequests that are not an object", c.child.key))
 	}
-	caps := c.a.client.began.Load().caps
+	caps := c.a.client.settled().caps
 	responses := []byte{'{'}
 	for i, q := range asks {
 		method, _ := jsonrpc.StringMember(q.Value, "method")

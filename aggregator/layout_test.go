@@ -4,10 +4,10 @@ package aggregator
 // rename cannot fool them. What they look for is found by its definition,
 // and a definition that is gone (renamed) fails the test, naming it. They
 // keep rules, not a layout: the era is asked in one place, a child reaches
-// the session only through its childHost, and task code runs only through
-// its hooks. The fourth rule needs no test: package server never imports
-// the session, because aggregator imports server and the compiler refuses
-// the cycle.
+// the session only through its childHost, task code runs only through its
+// hooks, and the session's parts keep their state. One more rule needs no
+// test: package server never imports the session, because aggregator
+// imports server and the compiler refuses the cycle.
 
 import (
 	"encoding/json"
@@ -32,7 +32,7 @@ import (
 // (refuse, acceptModern, beginModern), a server's by its probe, in
 // package server, which the session asks through adapter.go like any
 // other question.
-var eraFuncs = []string{"initialize.go:acceptInitialize", "check.go:Check", "route.go:refuse", "discover.go:acceptModern", "discover.go:beginModern"}
+var eraFuncs = []string{"initialize.go:acceptInitialize", "check.go:Check", "route.go:refuse", "initialize.go:acceptModern", "initialize.go:beginModern"}
 
 // TestErasMeetInTheAdapter fails when code outside adapter.go and eraFuncs
 // asks which era a peer speaks (uses the field that says a call is modern,
@@ -113,6 +113,45 @@ func TestChildGetsASmallHost(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// TestPartsKeepTheirState fails when code other than a part's own
+// methods (and the function that makes it) uses a field of one of the
+// session's parts that own their state: what the rest of the session
+// needs of a part is a method of it, so that its locks and what they keep
+// true stay with it, where its type is declared. Of the client's side, the
+// parts it holds for the session to use (its connection, its calls in
+// flight, its gate, each with methods of its own, and the serverInfo it
+// was made with) are shared.
+func TestPartsKeepTheirState(t *testing.T) {
+	t.Parallel()
+	p := typedPackage(t)
+	parts := []struct{ name, maker string }{{"catalog", "newCatalog"}, {"startup", "New"}, {"relayTables", "New"}, {"clientSession", "New"}}
+	shared := []string{"conn", "calls", "gate", "serverInfo"} // of clientSession
+	for _, pt := range parts {
+		part, maker := pt.name, pt.maker
+		obj := p.lookup(t, part)
+		fields := map[types.Object]bool{}
+		st := obj.Type().Underlying().(*types.Struct)
+		for i := range st.NumFields() {
+			fields[st.Field(i)] = part != "clientSession" || !slices.Contains(shared, st.Field(i).Name())
+		}
+		for _, d := range p.decls {
+			fn, isFunc := d.decl.(*ast.FuncDecl)
+			if isFunc && fn.Recv == nil && fn.Name.Name == maker {
+				continue
+			}
+			if isFunc && fn.Recv != nil && isPointerTo(p.info.Defs[fn.Name].Type().(*types.Signature).Recv().Type(), obj) {
+				continue
+			}
+			ast.Inspect(d.decl, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && fields[p.info.Uses[id]] {
+					t.Errorf("%s uses %s.%s: give the %s a method for it", p.fset.Position(id.Pos()), part, id.Name, part)
+				}
+				return true
+			})
+		}
 	}
 }
 

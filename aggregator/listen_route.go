@@ -58,9 +58,9 @@ func (a *Aggregator) endedListen(ctx context.Context, c *call) []byte {
 	return jsonrpc.AppendResult(nil, c.id, result)
 }
 
-// resourceOwners finds the server that owns each URI, running or down, as
-// resourceOwner does, with one refresh of the lists for all the URIs
-// nobody owns.
+// resourceOwners finds the server that owns each URI, running or down
+// (uriOwner); when one has none, it refreshes the lists once, for
+// resources that appeared since, and looks again.
 func (a *Aggregator) resourceOwners(ctx context.Context, uris []string) []*child {
 	owners := make([]*child, len(uris))
 	missed := false

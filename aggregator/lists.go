@@ -23,18 +23,6 @@ func noCursor(c *call) []byte {
 	return nil
 }
 
-// listHint merges the caching hints of one list of the children that
-// serve it, for a modern client.
-func (a *Aggregator) listHint(serves func(*child) bool, which func(*server.Hints) eras.Hint) eras.Hint {
-	var hs []eras.Hint
-	for _, c := range a.children() {
-		if serves(c) {
-			hs = append(hs, c.hint(which))
-		}
-	}
-	return eras.MergeHints(hs, time.Now())
-}
-
 // refreshResources and refreshTemplates fetch a child's resource lists
 // anew.
 func refreshResources(c *child, ctx context.Context) error {
@@ -64,7 +52,7 @@ func (a *Aggregator) mergeResourceLists(ctx context.Context, c *call, field stri
 	if bad := noCursor(c); bad != nil {
 		return bad
 	}
-	a.listing()
+	a.start.listing()
 	cs := a.resourceChildren()
 	a.refreshEach(ctx, cs, c.method, refresh)
 	if ctx.Err() != nil {
@@ -106,9 +94,7 @@ func (a *Aggregator) shadowed(field string, e []byte, key string, owners map[str
 		return false
 	}
 	if owner != key {
-		a.regMu.Lock()
-		a.warnOnce(member+"\x00"+id+"\x00"+key, "resource %s %q of server %q is left out: server %q lists it too, and gets its reads (the first in the config)", member, id, key, owner)
-		a.regMu.Unlock()
+		a.catalog.warn(member+"\x00"+id+"\x00"+key, "resource %s %q of server %q is left out: server %q lists it too, and gets its reads (the first in the config)", member, id, key, owner)
 		return true
 	}
 	return false
@@ -173,10 +159,15 @@ func serveRegistered(kind int) func(*Aggregator, context.Context, *call) []byte 
 		if bad := noCursor(c); bad != nil {
 			return bad
 		}
-		a.listing()
-		return c.listAnswer(k.registered(a.reg.Load()), func() eras.Hint {
-			serves := func(ch *child) bool { return ch.running() && k.Offered(ch.capabilities()) }
-			return a.listHint(serves, k.Lists[0].Hint)
+		a.start.listing()
+		return c.listAnswer(k.registered(a.catalog.registry()), func() eras.Hint {
+			var hs []eras.Hint // of the children that serve the list
+			for _, ch := range a.children() {
+				if ch.running() && k.Offered(ch.capabilities()) {
+					hs = append(hs, ch.hint(k.Lists[0].Hint))
+				}
+			}
+			return eras.MergeHints(hs, time.Now())
 		})
 	}
 }

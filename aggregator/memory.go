@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,46 +71,6 @@ func (c *child) unknown() bool {
 	}
 	_, recalled := c.recalled()
 	return !recalled
-}
-
-// awaitDeclarations starts the children nothing is known of and waits
-// until each is up or has failed, or the client's first lists may wait no
-// longer (the budget begins here, once for the session), so that a legacy
-// client's initialize answer says what they declared, exactly. Those
-// still unknown are logged: the answer offers them as any server.
-func (a *Aggregator) awaitDeclarations(ctx context.Context) {
-	var unknown []*child
-	for _, c := range a.children() {
-		if c.unknown() {
-			unknown = append(unknown, c)
-		}
-	}
-	if len(unknown) == 0 {
-		return
-	}
-	a.beginListWait()
-	a.demand(unknown)
-	waitEach(ctx, unknown, a.waits.listsDone())
-	for _, c := range unknown {
-		if c.unknown() {
-			a.log.Warnf("server %q: not up within the client's first-list budget (%v), and nothing is remembered of it: initialize offers for it whatever the aggregator can relay; what it declares is offered exactly from the next session on",
-				c.key, a.firstListWait())
-		}
-	}
-}
-
-// waitEach waits until each of cs is ready (up or failed), or done or ctx
-// ends.
-func waitEach(ctx context.Context, cs []*child, done <-chan struct{}) {
-	for _, c := range cs {
-		select {
-		case <-c.Ready():
-		case <-done:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 // changedSince compares what the child lists now that it is up with what

@@ -45,7 +45,7 @@ func (a *Aggregator) uriOwner(uri string) *child {
 // another's resource changed.
 func (c *child) resourceUpdated(params []byte) {
 	uri, _ := jsonrpc.StringMember(params, "uri")
-	if owner := c.host.session.uriOwner(uri); owner != c {
+	if owner := c.host.uriOwner(uri); owner != c {
 		c.host.log.Debugf("server %q: resources/updated for %q, a URI it does not own, dropped", c.key, uri)
 		return
 	}

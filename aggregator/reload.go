@@ -38,7 +38,7 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	a.log.Hide(servers)
 	old := a.children()
 	next, added, retired, viewed := diffServers(a, old, servers)
-	if a.setCompound(compound) {
+	if a.catalog.setCompound(compound) {
 		viewed++
 	}
 	if len(added) == 0 && len(retired) == 0 {
@@ -46,14 +46,14 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 			a.log.Debugf("config reloaded: no server changed")
 			return
 		}
-		before := a.reg.Load()
-		a.rebuild()
+		before := a.catalog.registry()
+		a.catalog.rebuild()
 		a.announceReload(before, listsTouched{})
 		a.log.Debugf("config reloaded: what %d server(s) expose changed; 0 server(s) started, 0 stopped", viewed)
 		return
 	}
-	a.pinNames()
-	before := a.reg.Load()
+	a.catalog.pinNames()
+	before := a.catalog.registry()
 	touched := retiredLists(retired)
 	if a.serving { // lanes before they are published: a request may start one at once
 		for _, c := range added {
@@ -62,9 +62,9 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 	}
 	// A new set of servers is not up (allUp) until each of it is seen so:
 	// calls of the added servers wait for them (startup.go), not "not found".
-	wasUp := a.allUp()
+	wasUp := a.start.allUp()
 	if wasUp && len(added) == 0 { // only stops: the servers kept are up
-		a.readyFor.Store(&next)
+		a.start.markUp(&next)
 	}
 	a.servers.Store(&next)
 
@@ -79,7 +79,10 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 			a.listens.forgetChild(r.c)
 		}()
 	}
-	started := a.startAdded(added)
+	var started []*child
+	if a.serving {
+		started = a.start.startAdded(added)
+	}
 	wg.Wait()
 	for _, c := range started {
 		select {
@@ -95,9 +98,9 @@ func (a *Aggregator) Reload(servers []config.Server, compound ...config.Compound
 		touched = touched.or(c.capabilities())
 	}
 	if wasUp && (len(added) == 0 || len(started) > 0) { // what was up still is, and what it started is ready
-		a.allReady(&next)
+		a.start.allReady(&next)
 	}
-	a.rebuild()
+	a.catalog.rebuild()
 	a.announceReload(before, touched)
 	a.log.Debugf("config reloaded: %d server(s) started, %d stopped", len(added), len(retired))
 }
@@ -166,23 +169,6 @@ func changeOf(was, now config.Server) string {
 	return strings.Join(what, ", ")
 }
 
-// startAdded starts the children a reload added, as the client's session
-// started the others, when the client has needed every server's lists
-// (until then, they start as every other, when a request needs them, and
-// are announced as every other). A changed server's new process starts
-// once its old one has stopped (child.after). It returns the children it
-// started: Reload announces their lists, once for all.
-func (a *Aggregator) startAdded(added []*child) []*child {
-	if !a.serving || !a.allDemanded.Load() {
-		return nil
-	}
-	for _, c := range added {
-		c.quiet.Store(true)
-	}
-	a.demand(added)
-	return added
-}
-
 // listsTouched says whether a reload may have changed lists beyond the
 // registry's (which compares itself): those of the kinds not in the
 // registry (resources), of servers that offer them.
@@ -209,7 +195,7 @@ func retiredLists(retired []retiring) listsTouched {
 
 // announceReload tells the client, once, of each list a reload changed.
 func (a *Aggregator) announceReload(before *registry, touched listsTouched) {
-	after := a.reg.Load()
+	after := a.catalog.registry()
 	for i := range listKinds {
 		k := &listKinds[i]
 		changed := touched.unregistered

@@ -55,7 +55,7 @@ func (a *Aggregator) admit(m *jsonrpc.Message, b *batch, slot int) *call {
 // an object, initialize in a batch, and requests before the session began.
 // A modern request is checked (and the first one begins the session).
 func (a *Aggregator) refuse(c *call) []byte {
-	s := a.client.began.Load()
+	s := a.client.settled()
 	switch {
 	case c.spec == nil && (s.era != eraModern || eras.RemovedInModern[c.method] == ""):
 		return errorLine(c.id, jsonrpc.CodeMethodNotFound, "Method not found: "+c.method)
@@ -84,15 +84,15 @@ func (a *Aggregator) serve(c *call) {
 		c.answer(nil)
 		return
 	}
-	needsNone := c.spec.await == nil || a.allUp()
-	if c.spec.quick && (needsNone || a.listed(c)) {
+	needsNone := c.spec.await == nil || a.start.allUp()
+	if c.spec.quick && (needsNone || a.catalog.listed(c)) {
 		a.run(a.life.Context(), c)
 		return
 	}
 	ctx, release := c.local(a.life.Context())
 	served := a.life.Go(func() {
 		defer release()
-		if needsNone || c.spec.await(a, ctx, c) {
+		if needsNone || c.spec.await(a.start, ctx, c) {
 			a.run(ctx, c)
 			return
 		}
@@ -164,9 +164,9 @@ func newCall(a *Aggregator, m *jsonrpc.Message, b *batch, slot int) *call {
 // listed goes, as it is, to the one child serving MCP Apps with a tool of
 // that name: an app's UI calls its server's tools by their own names.
 func (a *Aggregator) routeTool(_ context.Context, c *call) (target, []byte) {
-	r := a.reg.Load()
+	r := a.catalog.registry()
 	if name, ok := c.name(); ok && r.compounds[string(name)] != nil {
-		return a.routeCompound(c, r.compounds[string(name)])
+		return r.compounds[string(name)].route(c)
 	}
 	if name, ok := c.name(); ok && r.hiddenTools[string(name)] != "" && r.tools[string(name)].child == nil {
 		return target{}, errorLine(c.id, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Tool not available: %s is hidden by the aggregator's config (server %q)", name, r.hiddenTools[string(name)]))
@@ -201,7 +201,7 @@ func (a *Aggregator) appTool(name string, n naming.Scheme) *child {
 // routePrompt routes prompts/get like tools/call; an unknown prompt is
 // -32602, as the specification asks.
 func (a *Aggregator) routePrompt(_ context.Context, c *call) (target, []byte) {
-	r := a.reg.Load()
+	r := a.catalog.registry()
 	return a.routeByName(c, "Prompt", r.prompts, r.naming.Sep, jsonrpc.CodeInvalidParams, nil)
 }
 
@@ -229,7 +229,7 @@ func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, s
 	if down := a.downOwner(string(name)); down != nil {
 		return target{}, errorLine(c.id, notFound, fmt.Sprintf("%s not found: %s: server %q %s (the aggregator's log says why)", kind, name, down.key, down.downState()))
 	}
-	if key, ok := a.reg.Load().formerly[kind+"\x00"+string(name)]; ok {
+	if key, ok := a.catalog.registry().formerly[kind+"\x00"+string(name)]; ok {
 		return target{}, errorLine(c.id, notFound, fmt.Sprintf("%s not found: %s: server %q no longer offers it (it was listed from what the server offered when it last ran)", kind, name, key))
 	}
 	return target{}, errorLine(c.id, notFound, kind+" not found: "+string(name))
@@ -242,7 +242,7 @@ func (a *Aggregator) routeByName(c *call, kind string, index map[string]route, s
 // The server's own words (its stderr, the failure's detail) stay in the
 // log: a model reads this error.
 func (a *Aggregator) downOwner(name string) *child {
-	for _, c := range a.ownersOf(name) {
+	for _, c := range a.catalog.ownersOf(name) {
 		if c.dropped() {
 			return c
 		}
@@ -269,7 +269,7 @@ func (a *Aggregator) routeByURI(ctx context.Context, c *call) (target, []byte) {
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs one params.uri (a string)")
 	}
-	owner := a.resourceOwner(ctx, uri)
+	owner := a.resourceOwners(ctx, []string{uri})[0]
 	switch {
 	case owner == nil && ctx.Err() != nil:
 		return target{}, nil
@@ -308,7 +308,7 @@ func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []b
 	switch kind {
 	case "ref/prompt":
 		name, _ := jsonrpc.StringMember(ref, "name")
-		r, ok := a.reg.Load().prompts[name]
+		r, ok := a.catalog.registry().prompts[name]
 		if !ok || r.remembered { // a remembered one's server did not come up
 			return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Prompt not found: "+name)
 		}
@@ -324,7 +324,7 @@ func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []b
 		uri, _ := jsonrpc.StringMember(ref, "uri")
 		owner := a.templateOwner(uri)
 		if owner == nil {
-			owner = a.resourceOwner(ctx, uri)
+			owner = a.resourceOwners(ctx, []string{uri})[0]
 		}
 		if owner != nil && !owner.running() {
 			return target{}, c.unavailable(uri, owner)
@@ -338,17 +338,6 @@ func (a *Aggregator) completionTarget(ctx context.Context, c *call) (target, []b
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Resource template not found: "+uri)
 	}
 	return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Invalid params: params.ref.type must be \"ref/prompt\" or \"ref/resource\", not %q", kind))
-}
-
-// resourceOwner finds the server that owns uri, running or down
-// (uriOwner). On a miss it refreshes the lists once, for resources that
-// appeared since.
-func (a *Aggregator) resourceOwner(ctx context.Context, uri string) *child {
-	if c := a.uriOwner(uri); c != nil {
-		return c
-	}
-	a.refreshEach(ctx, a.resourceChildren(), "resources/list", refreshResources)
-	return a.uriOwner(uri)
 }
 
 // templateOwner is the first server, running or down, that listed exactly

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator/internal/capabilities"
@@ -125,11 +124,11 @@ func (c *child) requestClient(m *jsonrpc.Message) {
 	case !known:
 		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 		return
-	case up == nil || !c.host.client.began.Load().caps.Declared(need):
+	case up == nil || !c.host.client.settled().caps.Declared(need):
 		c.Conn().Write(errorLine(m.ID, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %s (the client did not declare the %s capability)", m.Method, need)))
 		return
 	}
-	if bad := undeclaredPart(c.host.client.began.Load().caps.Raw(), m); bad != nil {
+	if bad := undeclaredPart(c.host.client.settled().caps.Raw(), m); bad != nil {
 		c.Conn().Write(bad)
 		return
 	}
@@ -247,52 +246,6 @@ func (r *childRequest) forgetToken() {
 		r.timer.Stop()
 	}
 	if r.token != "" {
-		r.c.host.relay.progress.Take(r.token)
-	}
-}
-
-// remapProgressToken gives a child request's progress token a fresh name
-// towards the client (two children may use the same token) and remembers
-// the way back, under the key (jsonrpc.Key) of the fresh token: a client
-// may write it back escaped otherwise ("mcp-simple-aggregator\/1"). It
-// returns params unchanged, and no key, when there is no token.
-func (rt *relayTables) remapProgressToken(c *child, params []byte) ([]byte, string) {
-	var token, ours []byte
-	newParams := eras.EditMeta(params, func(meta []byte) []byte {
-		t, ok := jsonrpc.Member(meta, "progressToken")
-		if !ok {
-			return nil
-		}
-		o := jsonrpc.AppendString(nil, "mcp-simple-aggregator/"+strconv.FormatInt(rt.tokens.Add(1), 10))
-		newMeta, err := jsonrpc.ReplaceMember(meta, "progressToken", o)
-		if err != nil {
-			return nil
-		}
-		token, ours = t, o
-		return newMeta
-	})
-	if ours == nil {
-		return params, ""
-	}
-	key := jsonrpc.Key(ours)
-	rt.progress.Add(key, progressRoute{child: c, token: string(token)})
-	return newParams, key
-}
-
-// progressFromClient passes the client's progress on a child's request back
-// to that child under the child's own token, as the child wrote it; the
-// client's token is found by its value, however the client wrote it.
-func (rt *relayTables) progressFromClient(params []byte) {
-	token, ok := jsonrpc.Member(params, "progressToken")
-	if !ok {
-		return
-	}
-	r, ok := rt.progress.Get(jsonrpc.Key(token))
-	if !ok {
-		rt.log.Debugf("client progress for unknown token %s dropped", token)
-		return
-	}
-	if p, err := jsonrpc.ReplaceMember(params, "progressToken", []byte(r.token)); err == nil {
-		r.child.Conn().Notify("notifications/progress", p)
+		r.c.host.relay.forgetProgress(r.token)
 	}
 }

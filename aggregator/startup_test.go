@@ -58,8 +58,8 @@ func slowStart(t *testing.T, opts Options) (*harness, chan struct{}) {
 // once is the tests' clock for the first lists: they may wait no longer
 // once the server key is up, for every client but patient, whose lists
 // wait as long as they must.
-func once(key, patient string) func(*Aggregator, string) <-chan struct{} {
-	return func(a *Aggregator, client string) <-chan struct{} {
+func once(key, patient string) func(*startup, string) <-chan struct{} {
+	return func(a *startup, client string) <-chan struct{} {
 		if client == patient {
 			return nil
 		}

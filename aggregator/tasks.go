@@ -1,9 +1,12 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
@@ -30,106 +33,8 @@ import (
 // bound, it leaves out unknown finished tasks instead of churning ids
 // (listedTask).
 //
-// The task tables and what each task keeps are state, in relay.go; this
-// file and tasks_list.go, tasks_room.go and client_tasks.go are what
-// moves through them.
-
-// sweepEvery is how many tasks are registered between two sweeps of the
-// expired ones.
-const sweepEvery = 1024
-
-// register returns the task the child calls childID, entering it under a
-// fresh id of the aggregator's when it is new. taskObj is the child's Task
-// object, for its createdAt and ttl.
-func (rt *relayTables) registerTask(c *child, childID []byte, taskObj []byte) (*task, bool) {
-	key, ok := jsonrpc.String(childID)
-	if !ok {
-		return nil, false
-	}
-	if t, ok := c.tasks.Get(key); ok {
-		return t, true
-	}
-	// Copies: slices would keep the child's whole line (a page of
-	// tasks/list, say) alive as long as the task.
-	seq := rt.tasks.seq.Add(1)
-	t := &task{taskEntry: taskEntry{id: "mcp-simple-aggregator-task-" + strconv.FormatInt(seq, 10), child: c, seq: seq}, childID: bytes.Clone(childID)}
-	createdAt, _ := jsonrpc.Member(taskObj, "createdAt")
-	ttl, _ := jsonrpc.Member(taskObj, "ttl")
-	t.createdAt, t.ttl = bytes.Clone(createdAt), bytes.Clone(ttl)
-	t.expires = ttlExpiry(t.ttl)
-	rt.maybeSweepTasks() // before t is in: a ttl of 0 does not end t before its id is given
-	if !c.tasks.Add(key, t) {
-		t, _ = c.tasks.Get(key) // registered meanwhile
-		return t, t != nil
-	}
-	rt.tasks.byID.Add(t.id, t)
-	if c.tasks.Len() > maxTasksPerServer {
-		rt.makeRoom(c)
-	}
-	return t, true
-}
-
-// maybeSweepTasks sweeps both task tables every sweepEvery ids handed out.
-func (rt *relayTables) maybeSweepTasks() {
-	if n := rt.tasks.seq.Load(); n >= rt.tasks.sweepAt.Load() {
-		rt.tasks.sweepAt.Store(n + sweepEvery)
-		rt.sweepTasks(time.Now())
-	}
-}
-
-// forgetTask removes the task from both tables.
-func (rt *relayTables) forgetTask(t *task) {
-	rt.tasks.byID.Remove(t.id, t)
-	if key, ok := jsonrpc.String(t.childID); ok {
-		t.child.tasks.Remove(key, t)
-	}
-}
-
-// sweepTasks forgets the tasks whose ttl has run out, of both tables, but
-// for those their server listed in its latest tasks/list pass: a server
-// may keep a task past its ttl, and one it lists it still keeps.
-func (rt *relayTables) sweepTasks(now time.Time) {
-	if !rt.tasks.sweeping.TryLock() {
-		return
-	}
-	defer rt.tasks.sweeping.Unlock()
-	for _, t := range rt.tasks.byID.All() {
-		if t.expired(now) && !t.child.listing.listedLast(t) {
-			rt.forgetTask(t)
-		}
-	}
-	rt.sweepClientTasks(now)
-}
-
-// forgetLater forgets every task of the child once deadTaskGrace has
-// passed, unless the session ends first (stopForgetting).
-func (rt *relayTables) forgetLater(c *child) {
-	rt.tasks.forgetting.Add(1)
-	timer := time.AfterFunc(deadTaskGrace, func() {
-		defer rt.tasks.forgetting.Done()
-		for _, t := range c.tasks.TakeAll() {
-			rt.tasks.byID.Remove(t.id, t)
-		}
-	})
-	rt.tasks.forgetMu.Lock()
-	rt.tasks.timers = append(rt.tasks.timers, timer)
-	rt.tasks.forgetMu.Unlock()
-}
-
-// stopForgetting stops the timers of forgetLater and waits for those that
-// fired: nothing of the session runs after it.
-func (rt *relayTables) stopForgetting() {
-	rt.tasks.forgetMu.Lock()
-	timers := rt.tasks.timers
-	rt.tasks.timers = nil
-	rt.tasks.forgetMu.Unlock()
-	for _, t := range timers {
-		if t.Stop() {
-			rt.tasks.forgetting.Done()
-		}
-	}
-	rt.tasks.forgetting.Wait()
-}
+// The task tables are relayTables, whose methods (relay.go) register,
+// sweep and forget tasks; this file is the routes and hooks that use them.
 
 // markTerminal records a status the child reported for the task.
 func (t *task) markTerminal(status []byte) {
@@ -202,9 +107,9 @@ func (a *Aggregator) routeTask(_ context.Context, c *call) (target, []byte) {
 	if !ok {
 		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+c.method+" needs params.taskId (a string)")
 	}
-	t, ok := a.relay.tasks.byID.Get(id)
-	if !ok {
-		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, a.relay.unknownTask(id))
+	t, unknown := a.relay.task(id)
+	if t == nil {
+		return target{}, errorLine(c.id, jsonrpc.CodeInvalidParams, unknown)
 	}
 	params, err := jsonrpc.ReplaceMember(c.params, "taskId", t.childID)
 	if err != nil {
@@ -345,4 +250,108 @@ func (c *child) failTasks(cause error) {
 		b = append(append(append(b, `,"ttl":`...), ttl...), '}')
 		c.up.Notify("notifications/tasks/status", b)
 	}
+}
+
+// tasks/list across the servers: one page of each server's tasks at a
+// time, under the ids the client knows, and the cursor that walks them.
+
+// listTasks serves tasks/list: one page of one child at a time, in config
+// order, under a cursor of the aggregator's that names the child (by its
+// key: a reload may add and remove others meanwhile) and its own cursor.
+// Children that did not declare tasks.list are left out.
+func (a *Aggregator) listTasks(ctx context.Context, c *call) []byte {
+	children := a.children()
+	key, childCursor, err := parseTaskCursor(c.p.cursor)
+	idx := 0
+	if err == nil && key != "" {
+		idx = slices.IndexFunc(children, func(ch *child) bool { return ch.key == key })
+		if idx < 0 {
+			err = fmt.Errorf("cursor %s is of server %q, which is no longer configured", c.p.cursor, key)
+		}
+	}
+	if err != nil {
+		return errorLine(c.id, jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
+	}
+	for ; idx < len(children); idx, childCursor = idx+1, nil {
+		ch := children[idx]
+		if !ch.running() || !ch.capabilities().TasksList {
+			continue
+		}
+		var params []byte
+		pass := ch.listing.at()
+		if childCursor != nil {
+			params = append(append([]byte(`{"cursor":`), childCursor...), '}')
+		} else {
+			pass = ch.listing.begin(a.relay.lastTask())
+		}
+		resp, err := ch.Call(ctx, "tasks/list", params)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil && resp.Error != nil {
+			err = rawError(resp.Error)
+		}
+		if err != nil {
+			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
+			continue
+		}
+		page, next, err := a.relay.childTaskPage(ch, resp, pass)
+		if err != nil {
+			a.log.Warnf("server %q: tasks/list: %v (its tasks left out)", ch.key, err)
+			continue
+		}
+		if next == nil && len(page) == 0 {
+			continue
+		}
+		return c.result(taskListResult(children, page, idx, next))
+	}
+	return c.result([]byte(`{"tasks":[]}`))
+}
+
+// taskIDMember returns the taskId of a Task object, decoded: the key of
+// the task in its child's table. ok is false when it has none that is a
+// string.
+func taskIDMember(obj []byte) (string, bool) {
+	raw, _ := jsonrpc.Member(obj, "taskId")
+	return jsonrpc.String(raw)
+}
+
+// taskListResult builds the page, with a cursor to go on from child idx of
+// children (at its cursor next), or with the child after it, if any
+// remains.
+func taskListResult(children []*child, page [][]byte, idx int, next []byte) []byte {
+	b := listResult("tasks", page)
+	if next == nil {
+		idx++
+		for idx < len(children) && !children[idx].capabilities().TasksList {
+			idx++
+		}
+		if idx >= len(children) {
+			return b
+		}
+	}
+	cursor := base64.RawURLEncoding.EncodeToString(append([]byte(strconv.Quote(children[idx].key)+":"), next...))
+	b = jsonrpc.AppendString(append(b[:len(b)-1], `,"nextCursor":`...), cursor)
+	return append(b, '}')
+}
+
+// parseTaskCursor reads a cursor of taskListResult: the child's key and
+// its cursor (nil: its first page). No cursor is the first child's start
+// (key "").
+func parseTaskCursor(raw []byte) (string, []byte, error) {
+	if raw == nil || string(raw) == "null" {
+		return "", nil, nil
+	}
+	s, ok := jsonrpc.String(raw)
+	dec, err := base64.RawURLEncoding.DecodeString(s)
+	quoted, qerr := strconv.QuotedPrefix(string(dec))
+	key, _ := strconv.Unquote(quoted)
+	rest, found := strings.CutPrefix(string(dec)[len(quoted):], ":")
+	if !ok || err != nil || qerr != nil || !found || key == "" || rest != "" && !jsonrpc.Valid([]byte(rest)) {
+		return "", nil, fmt.Errorf("unknown cursor %s", raw)
+	}
+	if rest == "" {
+		return key, nil, nil
+	}
+	return key, []byte(rest), nil
 }

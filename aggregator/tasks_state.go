@@ -13,11 +13,10 @@ import (
 // This file is what the task tables hold (relayTables, relay.go): a
 // task's entry and its id maps, the ids forgotten to make room, the
 // statuses a server sent for a task not known yet, and a server's tasks/list
-// passes. The paths that move tasks through them are tasks.go,
-// tasks_list.go, tasks_room.go and client_tasks.go.
+// passes. What moves tasks through them is relayTables' methods.
 
 // taskIndex is the shape of both task tables, the servers' tasks (taskTable)
-// and the client's (client_tasks.go): the tasks by the id the client knows,
+// and the client's: the tasks by the id the client knows,
 // and the ids forgotten to make room.
 type taskIndex[T comparable] struct {
 	byID    inflight.Table[T]

@@ -370,7 +370,7 @@ func TestTaskTableOfAServerIsBounded(t *testing.T) {
 		t.Errorf("other's task known %v; k holds %d tasks, want %d", ok, k.tasks.Len(), maxTasksPerServer-1)
 	}
 	want := fmt.Sprintf(`Invalid params: unknown task %q: server "k" had more than 16 tasks, and mcp-simple-aggregator forgot its oldest to make room`, ts[5].id)
-	if got := a.relay.unknownTask(ts[5].id); got != want {
+	if _, got := a.relay.task(ts[5].id); got != want {
 		t.Errorf("the error for a task forgotten to make room:\n got %s\nwant %s", got, want)
 	}
 	// With no finished task, the oldest running ones go.
