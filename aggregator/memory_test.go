@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
 )
@@ -135,12 +136,20 @@ func TestNothingUnchangedIsAnnounced(t *testing.T) {
 func TestARememberedServerThatFailsLeavesTheLists(t *testing.T) {
 	t.Parallel()
 	memory := warmWith(t, `{"name":"a","inputSchema":{"type":"object"}}`)
+	listed := make(chan struct{}) // the server fails once the first list was answered
 	h := serveOptions(t, Options{Memory: memory, Start: func(config.Server) (Process, error) {
+		select {
+		case <-listed:
+		case <-time.After(waitLimit):
+			t.Error("the server's start waited for the first list's answer")
+		}
 		return nil, errors.New("not this time")
 	}}, "k")
 	h.exchange(initAs("claude-code"))
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); !strings.Contains(got, `"k:a"`) {
+	got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	close(listed)
+	if !strings.Contains(got, `"k:a"`) {
 		t.Fatalf("the first list, from memory: %s", got)
 	}
 	readUntil(t, h, `"method":"notifications/tools/list_changed"`)
@@ -148,7 +157,7 @@ func TestARememberedServerThatFailsLeavesTheLists(t *testing.T) {
 	if got, want := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), `{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`; got != want {
 		t.Errorf("the list once k failed:\n got %s\nwant %s", got, want)
 	}
-	got := h.exchange(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"k:a","arguments":{}}}`)
+	got = h.exchange(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"k:a","arguments":{}}}`)
 	if want := `{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Tool not found: k:a: server \"k\" failed to start (the aggregator's log says why)"}}`; got != want {
 		t.Errorf("a call of its tool:\n got %s\nwant %s", got, want)
 	}
