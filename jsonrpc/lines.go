@@ -24,10 +24,12 @@ const maxHead = 64 << 10
 // one allocation of its size. A longer one is gathered in copies of the
 // buffer and then joined, as ReadBytes does: about twice its size at the
 // peak. (Growing one slice instead would peak at 1.5 to 3 times, and keep
-// the spare capacity.)
+// the spare capacity.) Of each buffer it notes, while the bytes are in the
+// cache, whether it is plain (see plainPieces).
 type lineReader struct {
-	br  *bufio.Reader
-	max int
+	br    *bufio.Reader
+	max   int
+	plain plainPieces // of the last line returned
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -46,8 +48,10 @@ type longLine struct {
 func (r *lineReader) next() (line []byte, long *longLine, err error) {
 	var frags [][]byte // the full buffers of a line longer than one, copied
 	var n int64        // their bytes
+	r.plain.pieces = r.plain.pieces[:0]
 	frag, err := r.br.ReadSlice('\n')
 	for ; err == bufio.ErrBufferFull && !r.over(n, frag, err); frag, err = r.br.ReadSlice('\n') {
+		r.plain.pieces = append(r.plain.pieces, skipPlain(frag, 0, false) == len(frag))
 		frags = append(frags, bytes.Clone(frag))
 		n += int64(len(frag))
 	}
@@ -62,6 +66,7 @@ func (r *lineReader) next() (line []byte, long *longLine, err error) {
 	for _, f := range append(frags, frag) {
 		line = appendPiece(line, f) // a call each: see bulk.go
 	}
+	r.plain.cap = cap(line)
 	return line, nil, err
 }
 

@@ -24,13 +24,14 @@ var (
 // encoding/json.Valid, Parse does not check UTF-8 (a Conn does, see
 // ToValidUTF8).
 func Parse(line []byte) (*Message, error) {
-	m, _, err := parse(line)
+	m, _, err := parse(line, nil)
 	return m, err
 }
 
 // parse is Parse that also reports whether a string of the line holds a
-// byte >= 0x80; when it says false and err is nil, the line is ASCII.
-func parse(line []byte) (m *Message, nonASCII bool, err error) {
+// byte >= 0x80; when it says false and err is nil, the line is ASCII. p
+// (maybe nil) says which pieces of the line are plain (see plainPieces).
+func parse(line []byte, p *plainPieces) (m *Message, nonASCII bool, err error) {
 	line = trimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
 		nonASCII, ok := validate(line)
@@ -39,7 +40,7 @@ func parse(line []byte) (m *Message, nonASCII bool, err error) {
 		}
 		return nil, false, notJSON(line)
 	}
-	var e envelope
+	e := envelope{plain: p}
 	if !e.scan(line) {
 		if m, deep := tooDeep(line); deep {
 			return m, true, ErrTooDeep // non-ASCII or not: the caller checks the line's UTF-8
@@ -57,7 +58,8 @@ type envelope struct {
 	version, method json.RawMessage
 	seen            uint8 // one bit per protocol member
 	repeated        string
-	nonASCII        bool // a string holds a byte >= 0x80
+	nonASCII        bool         // a string holds a byte >= 0x80
+	plain           *plainPieces // of the line, if known
 }
 
 // scan walks the members of the object line, validating every value, and
@@ -71,7 +73,7 @@ func (e *envelope) scan(line []byte) bool {
 		if i >= len(line) || line[i] != '"' {
 			return false
 		}
-		keyEnd, flags, ok := checkString(line, i)
+		keyEnd, flags, ok := checkString(line, i, nil)
 		if !ok {
 			return false
 		}
@@ -88,7 +90,7 @@ func (e *envelope) scan(line []byte) bool {
 			return false
 		}
 		i = skipSpace(line, i+1)
-		end, nonASCII, ok := checkValue(line, i, 1) // inside the line's object
+		end, nonASCII, ok := checkValue(line, i, 1, e.plain) // inside the line's object
 		if !ok {
 			return false
 		}

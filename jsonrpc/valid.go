@@ -30,7 +30,7 @@ func Valid(b []byte) bool {
 // validate is Valid that also reports whether b holds a byte >= 0x80
 // (meaningful only when b is valid).
 func validate(b []byte) (nonASCII, ok bool) {
-	end, nonASCII, ok := checkValue(b, skipSpace(b, 0), 0)
+	end, nonASCII, ok := checkValue(b, skipSpace(b, 0), 0, nil)
 	return nonASCII, ok && skipSpace(b, end) == len(b)
 }
 
@@ -42,11 +42,12 @@ const (
 
 // checkString validates the JSON string starting at b[i] (a quote) and
 // returns the offset just past it, and whether it holds an escape or a
-// byte >= 0x80 (flags).
-func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
+// byte >= 0x80 (flags). It steps over the pieces that p (maybe nil) says
+// are plain.
+func checkString(b []byte, i int, p *plainPieces) (end int, flags uint8, ok bool) {
 	i++ // the opening quote
 	for {
-		i = skipPlain(b, i, flags&nonASCIIFlag != 0)
+		i = p.skipPlain(b, i, flags&nonASCIIFlag != 0)
 		if i >= len(b) {
 			return 0, 0, false
 		}
@@ -153,6 +154,39 @@ func special(x uint64, high, cut bool) uint64 {
 	return m & highs
 }
 
+// plainPieces says which pieces of a line, maxHead bytes each from its
+// start, hold only bytes that stand for themselves in a string, as
+// skipPlain says when not high. The line reader finds them as it reads,
+// while the bytes are in the cache, so that the scanner need not read them
+// again (from memory, for a line of many megabytes) inside a string: there
+// such a piece can hold neither its end nor anything to check. cap is the
+// line's capacity, which tells where a part of it starts in it.
+type plainPieces struct {
+	pieces []bool // piece k is plain
+	cap    int
+}
+
+// skipPlain is skipPlain over b, the line p describes or a part of it
+// that runs to its end (trimmed of spaces), without reading the plain
+// pieces. A nil p describes none.
+func (p *plainPieces) skipPlain(b []byte, i int, high bool) int {
+	if p == nil || len(p.pieces) == 0 {
+		return skipPlain(b, i, high)
+	}
+	off := p.cap - cap(b) // where b starts in the line
+	for i < len(b) {
+		k := (off + i) / maxHead
+		end := min((k+1)*maxHead-off, len(b)) // of piece k in b
+		if k >= len(p.pieces) || !p.pieces[k] {
+			if i = skipPlain(b[:end], i, high); i < end {
+				return i
+			}
+		}
+		i = end
+	}
+	return i
+}
+
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
@@ -213,9 +247,10 @@ func checkLiteral(b []byte, i int, word string) (int, bool) {
 // whitespace) and returns the offset just past it, and whether one of its
 // strings (keys included) holds a byte >= 0x80. depth is how many
 // containers are already open around it (0 for a whole line), so that the
-// nesting limit counts from the top of the line. It does not recurse: the
-// open containers are kept on a stack of their opening bytes.
-func checkValue(b []byte, i, depth int) (end int, nonASCII, ok bool) {
+// nesting limit counts from the top of the line; p is as for checkString.
+// It does not recurse: the open containers are kept on a stack of their
+// opening bytes.
+func checkValue(b []byte, i, depth int, p *plainPieces) (end int, nonASCII, ok bool) {
 	var inline [32]byte
 	open := inline[:0]
 	var flags, f uint8 // of all strings so far, of the last one
@@ -226,7 +261,7 @@ func checkValue(b []byte, i, depth int) (end int, nonASCII, ok bool) {
 		}
 		switch c := b[i]; c {
 		case '"':
-			i, f, ok = checkString(b, i)
+			i, f, ok = checkString(b, i, p)
 			flags |= f
 		case '{', '[':
 			if depth+len(open) >= maxDepth {
@@ -296,7 +331,7 @@ func checkKey(b []byte, i int) (int, uint8, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, 0, false
 	}
-	i, flags, ok := checkString(b, i)
+	i, flags, ok := checkString(b, i, nil)
 	if !ok {
 		return 0, 0, false
 	}
