@@ -154,21 +154,18 @@ func special(x uint64, high, cut bool) uint64 {
 	return m & highs
 }
 
-// plainPieces says which pieces of a line, maxHead bytes each from its
-// start, hold only bytes that stand for themselves in a string, as
-// skipPlain says when not high. The line reader finds them as it reads,
-// while the bytes are in the cache, so that the scanner need not read them
-// again (from memory, for a line of many megabytes) inside a string: there
-// such a piece can hold neither its end nor anything to check. cap is the
-// line's capacity, which tells where a part of it starts in it.
+// plainPieces says which pieces of a line (maxHead bytes each from its
+// start) hold only bytes that skipPlain passes when not high, found by the
+// line reader while they are in the cache: inside a string such a piece
+// holds neither its end nor anything to check, so the scanner steps over
+// it. cap, the line's capacity, tells where a part of the line starts.
 type plainPieces struct {
 	pieces []bool // piece k is plain
 	cap    int
 }
 
 // skipPlain is skipPlain over b, the line p describes or a part of it
-// that runs to its end (trimmed of spaces), without reading the plain
-// pieces. A nil p describes none.
+// running to its end (trimmed), stepping over the plain pieces; p may be nil.
 func (p *plainPieces) skipPlain(b []byte, i int, high bool) int {
 	if p == nil || len(p.pieces) == 0 {
 		return skipPlain(b, i, high)
