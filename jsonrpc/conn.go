@@ -64,7 +64,7 @@ func (c *Conn) Run() error {
 				err = lerr
 			}
 		} else if len(line) > 0 {
-			answered := c.dispatch(line, &lines.plain)
+			answered := c.dispatch(line, lines.plainPieces())
 			if c.opts.Pace != nil {
 				c.opts.Pace(answered)
 			}

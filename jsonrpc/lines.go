@@ -31,6 +31,17 @@ type lineReader struct {
 	plain plainPieces // of the last line returned
 }
 
+// plainPieces returns what the last line's pieces hold, or nil when none
+// can be stepped over (a line read in one buffer is one).
+func (r *lineReader) plainPieces() *plainPieces {
+	for _, k := range r.plain.pieces {
+		if k != mixedPiece {
+			return &r.plain
+		}
+	}
+	return nil // nothing to step over
+}
+
 func newLineReader(r io.Reader, max int) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, maxHead), max: max}
 }
@@ -65,7 +76,7 @@ func (r *lineReader) next() (line []byte, long *longLine, err error) {
 		}
 		if err == bufio.ErrBufferFull {
 			if long == nil {
-				r.plain.pieces = append(r.plain.pieces, skipPlain(frag, 0, false) == len(frag))
+				r.plain.pieces = append(r.plain.pieces, pieceKind(frag))
 				frags = append(frags, bytes.Clone(frag))
 			}
 			continue

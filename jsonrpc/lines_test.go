@@ -281,8 +281,10 @@ func TestLineReaderSplitsAsReadBytes(t *testing.T) {
 // every kind (a quote, a backslash and escapes, a control byte, ASCII or
 // not, invalid UTF-8, a newline, a space) at offsets all around the
 // pieces' edges, inside the long string and outside it, in a line with
-// spaces before it (the pieces then start before what is scanned) and a
-// line whose long run is not a string (plain pieces outside a string).
+// spaces before it (the pieces then start before what is scanned), a line
+// whose long string is text (escapes, escaped quotes, UTF-8: at every
+// offset of a piece's edge as the offsets move) and a line whose long run
+// is not a string (plain pieces outside a string).
 func TestPlainPiecesChangeNothing(t *testing.T) {
 	t.Parallel()
 	type result struct {
@@ -317,15 +319,21 @@ func TestPlainPiecesChangeNothing(t *testing.T) {
 	}
 	offsets = append(offsets, len(prefix)-1, len(prefix), maxHead+maxHead/2)
 	inserts := map[string][]string{
-		"string": {`"`, `\`, `\n`, `\u00e9`, `\x`, "\x01", "\x1f", "\x7f", "\n", " ", "\x80", "é", "\xff", `",`, `"}`, `"}}` + "\n"},
-		"array":  {`"`, ",", ",,", " ", "x", "\n"},
+		"text": {`"`, `\`, `\n`, `\u00e9`, `\u00`, `\x`, "\x01", "\n", " ", "\x80", `",`, `"}}` + "\n"},
+		"string": {`"`, `\`, `\n`, `\u00e9`, `\x`, "\x01", "\x1f", "\x7f", "\n", " ", "\x80", "é", "\xff", `",`, `"}`, `"}}` + "\n",
+			`\\"`, `x\\"`, `xx\\"`, `xxx\\"`, // an escaped backslash first in a piece, then a quote
+			`\\\\\"\"\"\"", "y" "`}, // as many escaped quotes as not: the string ends, a member without a colon
+		"array": {`"`, ",", ",,", " ", "x", "\n"},
 	}
 	for n, at := range offsets {
 		lead := []string{"", " ", "\t\t\t"}[n%3]
-		for _, kind := range []string{"string", "array"} {
+		for _, kind := range []string{"string", "text", "array"} {
 			for _, ins := range inserts[kind] {
 				body, end := prefix+strings.Repeat("x", size), `"}}`
-				if kind == "array" {
+				switch text := `The \"fox\" is é; \u00e9\t\\ jumps.\n`; kind {
+				case "text":
+					body = prefix + strings.Repeat(text, size/len(text))
+				case "array":
 					body, end = array+strings.Repeat(",1", size/2), `]}`
 				}
 				line := []byte(lead + body[:at] + ins + body[at:] + end)

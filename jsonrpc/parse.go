@@ -40,8 +40,8 @@ func parse(line []byte, p *plainPieces) (m *Message, nonASCII bool, err error) {
 		}
 		return nil, false, notJSON(line)
 	}
-	e := envelope{plain: p}
-	if !e.scan(line) {
+	var e envelope
+	if !e.scan(line, p) {
 		if m, deep := tooDeep(line); deep {
 			return m, true, ErrTooDeep // non-ASCII or not: the caller checks the line's UTF-8
 		}
@@ -58,13 +58,12 @@ type envelope struct {
 	version, method json.RawMessage
 	seen            uint8 // one bit per protocol member
 	repeated        string
-	nonASCII        bool         // a string holds a byte >= 0x80
-	plain           *plainPieces // of the line, if known
+	nonASCII        bool // a string holds a byte >= 0x80
 }
 
 // scan walks the members of the object line, validating every value, and
-// reports whether the line is JSON.
-func (e *envelope) scan(line []byte) bool {
+// reports whether the line is JSON; p is as for parse.
+func (e *envelope) scan(line []byte, p *plainPieces) bool {
 	i := skipSpace(line, 1)
 	if i < len(line) && line[i] == '}' {
 		return skipSpace(line, i+1) == len(line)
@@ -90,7 +89,7 @@ func (e *envelope) scan(line []byte) bool {
 			return false
 		}
 		i = skipSpace(line, i+1)
-		end, nonASCII, ok := checkValue(line, i, 1, e.plain) // inside the line's object
+		end, nonASCII, ok := checkValue(line, i, 1, p) // inside the line's object
 		if !ok {
 			return false
 		}

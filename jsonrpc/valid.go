@@ -43,11 +43,16 @@ const (
 // checkString validates the JSON string starting at b[i] (a quote) and
 // returns the offset just past it, and whether it holds an escape or a
 // byte >= 0x80 (flags). It steps over the pieces that p (maybe nil) says
-// are plain.
+// are plain; escapedFlag then misses their escapes (a value's flags are
+// only asked for nonASCIIFlag).
 func checkString(b []byte, i int, p *plainPieces) (end int, flags uint8, ok bool) {
 	i++ // the opening quote
 	for {
-		i = p.skipPlain(b, i, flags&nonASCIIFlag != 0)
+		if p == nil {
+			i = skipPlain(b, i, flags&nonASCIIFlag != 0)
+		} else {
+			i = p.skipPlain(b, i, &flags)
+		}
 		if i >= len(b) {
 			return 0, 0, false
 		}
@@ -63,7 +68,7 @@ func checkString(b []byte, i int, p *plainPieces) (end int, flags uint8, ok bool
 			if i+1 >= len(b) {
 				return 0, 0, false
 			}
-			switch b[i+1] {
+			switch b[i+1] { // as escape says, without a call
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
@@ -78,6 +83,23 @@ func checkString(b []byte, i int, p *plainPieces) (end int, flags uint8, ok bool
 			return 0, 0, false
 		}
 	}
+}
+
+// escape returns the length of the escape at b[i] (a backslash), or 0
+// when it is not a whole, valid one.
+func escape(b []byte, i int) int {
+	if i+1 >= len(b) {
+		return 0
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if i+6 <= len(b) && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]) {
+			return 6
+		}
+	}
+	return 0
 }
 
 // skipPlain returns the offset of the first byte from b[i] on that does
@@ -154,30 +176,84 @@ func special(x uint64, high, cut bool) uint64 {
 	return m & highs
 }
 
-// plainPieces says which pieces of a line (maxHead bytes each from its
-// start) hold only bytes that skipPlain passes when not high, found by the
-// line reader while they are in the cache: inside a string such a piece
-// holds neither its end nor anything to check, so the scanner steps over
-// it. cap, the line's capacity, tells where a part of the line starts.
+// plainPieces says what each piece of a line (maxHead bytes from its
+// start) holds, as pieceKind finds it while the line reader has it in the
+// cache: inside a string a plain piece holds neither the string's end nor
+// anything wrong, so the scanner steps over it. cap, the line's capacity,
+// tells where a part of the line starts.
 type plainPieces struct {
-	pieces []bool // piece k is plain
+	pieces []uint8
 	cap    int
 }
 
-// skipPlain is skipPlain over b, the line p describes or a part of it
-// running to its end (trimmed), stepping over the plain pieces; p may be nil.
-func (p *plainPieces) skipPlain(b []byte, i int, high bool) int {
-	if p == nil || len(p.pieces) == 0 {
-		return skipPlain(b, i, high)
+// What a piece of a line holds (pieceKind).
+const (
+	mixedPiece = iota // anything
+	plainPiece        // bytes that stand for themselves in a string (skipPlain's, not high), and whole escapes
+	highPiece         // the same and bytes >= 0x80
+)
+
+// pieceKind returns what b, a piece of a line, holds. An escaped quote is
+// plain, and an escape that the piece cuts, or a backslash first (which
+// the piece before may escape), makes it mixed: whatever precedes it in a
+// string, its escapes are then read as the scanner reads them.
+func pieceKind(b []byte) uint8 {
+	if len(b)%32 != 0 || len(b) == 0 || b[0] == '\\' {
+		return mixedPiece
 	}
+	quotes := bytes.Count(b, []byte{'"'})
+	if quotes > bytes.Count(b, []byte{'\\'}) {
+		return mixedPiece // a quote not escaped
+	}
+	for i := bytes.IndexByte(b, '\\'); i >= 0; {
+		n := escape(b, i)
+		if n == 0 {
+			return mixedPiece
+		}
+		if b[i+1] == '"' {
+			quotes--
+		}
+		j := bytes.IndexByte(b[i+n:], '\\')
+		if j < 0 {
+			break
+		}
+		i += n + j
+	}
+	var control, high uint64 // 4 words at a time
+	for i := 0; i < len(b); i += 32 {
+		x := b[i : i+32 : i+32]
+		w0, w1 := binary.LittleEndian.Uint64(x), binary.LittleEndian.Uint64(x[8:])
+		w2, w3 := binary.LittleEndian.Uint64(x[16:]), binary.LittleEndian.Uint64(x[24:])
+		control |= special(w0, true, true) | special(w1, true, true) | special(w2, true, true) | special(w3, true, true)
+		high |= w0 | w1 | w2 | w3
+	}
+	switch {
+	case quotes != 0 || control != 0:
+		return mixedPiece
+	case high&0x8080808080808080 != 0:
+		return highPiece
+	}
+	return plainPiece
+}
+
+// skipPlain is skipPlain over b, the line p describes or a part of it
+// running to its end (trimmed), stepping over the plain pieces; it sets
+// nonASCIIFlag in flags when one of those holds a byte >= 0x80.
+func (p *plainPieces) skipPlain(b []byte, i int, flags *uint8) int {
 	off := p.cap - cap(b) // where b starts in the line
 	for i < len(b) {
 		k := (off + i) / maxHead
 		end := min((k+1)*maxHead-off, len(b)) // of piece k in b
-		if k >= len(p.pieces) || !p.pieces[k] {
-			if i = skipPlain(b[:end], i, high); i < end {
+		kind := uint8(mixedPiece)
+		if k < len(p.pieces) {
+			kind = p.pieces[k]
+		}
+		if kind == mixedPiece {
+			if i = skipPlain(b[:end], i, *flags&nonASCIIFlag != 0); i < end {
 				return i
 			}
+		} else if kind == highPiece {
+			*flags |= nonASCIIFlag
 		}
 		i = end
 	}
