@@ -330,7 +330,7 @@ func TestPlainPiecesChangeNothing(t *testing.T) {
 		for _, kind := range []string{"string", "text", "array"} {
 			for _, ins := range inserts[kind] {
 				body, end := prefix+strings.Repeat("x", size), `"}}`
-				switch text := `The \"fox\" is é; \u00e9\t\\ jumps.\n`; kind {
+				switch text := `The \"fox\" is é; \u00e9\t\\ jumps over the lazy dog, and then it runs on and on and on, far away from the words before it, as a line of a file does when it is long enough for a piece to hold few escapes, fewer than one in 32 bytes.\n`; kind {
 				case "text":
 					body = prefix + strings.Repeat(text, size/len(text))
 				case "array":

@@ -201,9 +201,9 @@ func pieceKind(b []byte) uint8 {
 	if len(b)%32 != 0 || len(b) == 0 || b[0] == '\\' {
 		return mixedPiece
 	}
-	quotes := bytes.Count(b, []byte{'"'})
-	if quotes > bytes.Count(b, []byte{'\\'}) {
-		return mixedPiece // a quote not escaped
+	quotes, escapes := bytes.Count(b, []byte{'"'}), bytes.Count(b, []byte{'\\'})
+	if quotes > escapes || escapes > len(b)/32 {
+		return mixedPiece // a quote not escaped, or escapes too many to walk here faster than the scanner
 	}
 	for i := bytes.IndexByte(b, '\\'); i >= 0; {
 		n := escape(b, i)
