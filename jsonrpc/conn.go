@@ -64,7 +64,7 @@ func (c *Conn) Run() error {
 				err = lerr
 			}
 		} else if len(line) > 0 {
-			answered := c.dispatch(line)
+			answered := c.dispatch(line, lines.plainPieces())
 			if c.opts.Pace != nil {
 				c.opts.Pace(answered)
 			}
@@ -96,8 +96,8 @@ func (c *Conn) tooLong(long *longLine) error {
 // was the answer to a pending call. A line with invalid UTF-8 is rewritten
 // first (see ToValidUTF8), so that the hooks only ever see valid UTF-8;
 // only a line in which the scanner met a byte >= 0x80, or that it refused,
-// is checked at all.
-func (c *Conn) dispatch(line []byte) (answered bool) {
+// is checked at all. p (maybe nil) says which pieces of the line are plain.
+func (c *Conn) dispatch(line []byte, p *plainPieces) (answered bool) {
 	line = trimSpace(line)
 	if len(line) == 0 {
 		return false
@@ -119,12 +119,12 @@ func (c *Conn) dispatch(line []byte) (answered bool) {
 		c.opts.Batch(elems)
 		return false
 	}
-	m, nonASCII, err := parse(line)
+	m, nonASCII, err := parse(line, p)
 	if nonASCII || err != nil {
 		// A refused line was maybe not scanned to its end: check it all.
 		if fixed, changed := toValidUTF8(line); changed {
 			line = fixed
-			m, _, err = parse(line)
+			m, _, err = parse(line, nil) // another line: p is not of it
 		}
 	}
 	if err == nil && c.opts.CheckDuplicates {

@@ -20,7 +20,7 @@ func HeadID(head []byte) (id []byte, ok bool) {
 		if i >= len(head) || head[i] != '"' {
 			return nil, false
 		}
-		keyEnd, flags, ok := checkString(head, i)
+		keyEnd, flags, ok := checkString(head, i, nil)
 		if !ok {
 			return nil, false
 		}
@@ -37,7 +37,7 @@ func HeadID(head []byte) (id []byte, ok bool) {
 		if string(key) == "id" {
 			return headIDValue(head, i)
 		}
-		end, _, ok := checkValue(head, i, 1)
+		end, _, ok := checkValue(head, i, 1, nil)
 		if !ok {
 			return nil, false
 		}
@@ -57,7 +57,7 @@ func headIDValue(head []byte, i int) ([]byte, bool) {
 	}
 	switch c := head[i]; {
 	case c == '"':
-		end, flags, ok := checkString(head, i)
+		end, flags, ok := checkString(head, i, nil)
 		if !ok {
 			return nil, false
 		}

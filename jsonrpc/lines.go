@@ -24,10 +24,22 @@ const maxHead = 64 << 10
 // one allocation of its size. A longer one is gathered in copies of the
 // buffer and then joined, as ReadBytes does: about twice its size at the
 // peak. (Growing one slice instead would peak at 1.5 to 3 times, and keep
-// the spare capacity.)
+// the spare capacity.) It notes which buffers are plain (plainPieces).
 type lineReader struct {
-	br  *bufio.Reader
-	max int
+	br    *bufio.Reader
+	max   int
+	plain plainPieces // of the last line returned
+}
+
+// plainPieces returns what the last line's pieces hold, or nil when none
+// can be stepped over (a line read in one buffer is one).
+func (r *lineReader) plainPieces() *plainPieces {
+	for _, k := range r.plain.pieces {
+		if k != mixedPiece {
+			return &r.plain
+		}
+	}
+	return nil // nothing to step over
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -42,57 +54,45 @@ type longLine struct {
 
 // next returns the next line, newline included (none at the end of the
 // stream), and the error that ended the stream after it, as ReadBytes
-// does. A line over the limit is not returned: long describes it instead.
+// does. A line over the limit is not returned: long describes it instead,
+// and the rest of it is read by without being kept.
 func (r *lineReader) next() (line []byte, long *longLine, err error) {
 	var frags [][]byte // the full buffers of a line longer than one, copied
-	var n int64        // their bytes
-	frag, err := r.br.ReadSlice('\n')
-	for ; err == bufio.ErrBufferFull && !r.over(n, frag, err); frag, err = r.br.ReadSlice('\n') {
-		frags = append(frags, bytes.Clone(frag))
-		n += int64(len(frag))
-	}
-	if r.over(n, frag, err) {
-		long, err = r.skip(frags, n, frag, err)
-		return nil, long, err
-	}
-	if len(frags) == 0 {
-		return bytes.Clone(frag), nil, err // the common case: one copy
-	}
-	line = make([]byte, 0, n+int64(len(frag)))
-	for _, f := range append(frags, frag) {
-		line = appendPiece(line, f) // a call each: see bulk.go
-	}
-	return line, nil, err
-}
-
-// content returns how many bytes of frag, as ReadSlice returned it with
-// err, belong to the line: its newline is not counted.
-func content(frag []byte, err error) int64 {
-	if err == nil {
-		return int64(len(frag) - 1)
-	}
-	return int64(len(frag))
-}
-
-// over reports whether a line of n bytes read, then frag, is over the
-// limit.
-func (r *lineReader) over(n int64, frag []byte, err error) bool {
-	return r.max > 0 && n+content(frag, err) > int64(r.max)
-}
-
-// skip reads the rest of a line over the limit, of which n bytes are in
-// frags and frag came last with err, without keeping it. It describes the
-// line and returns the error that ended the stream after it, if any.
-func (r *lineReader) skip(frags [][]byte, n int64, frag []byte, err error) (*longLine, error) {
-	long := &longLine{size: n + content(frag, err)}
-	first := frag
-	if len(frags) > 0 {
-		first = frags[0] // a full buffer: maxHead bytes
-	}
-	long.head = bytes.Clone(first[:min(int64(len(first)), long.size)])
-	for err == bufio.ErrBufferFull {
+	var frag []byte
+	var n int64 // the line's bytes before frag
+	r.plain.pieces = r.plain.pieces[:0]
+	for ; ; n += int64(len(frag)) {
 		frag, err = r.br.ReadSlice('\n')
-		long.size += content(frag, err)
+		size := n + int64(len(frag)) // newline not counted
+		if err == nil {
+			size--
+		}
+		if long == nil && r.max > 0 && size > int64(r.max) {
+			head := frag
+			if len(frags) > 0 {
+				head = frags[0] // a full buffer: maxHead bytes
+			}
+			long, frags = &longLine{head: bytes.Clone(head[:min(int64(len(head)), size)])}, nil
+		}
+		if err == bufio.ErrBufferFull {
+			if long == nil {
+				r.plain.pieces = append(r.plain.pieces, pieceKind(frag))
+				frags = append(frags, bytes.Clone(frag))
+			}
+			continue
+		}
+		if long != nil {
+			long.size = size
+			return nil, long, err
+		}
+		if frags == nil {
+			return bytes.Clone(frag), nil, err // the common case: one copy
+		}
+		line = make([]byte, 0, n+int64(len(frag)))
+		for _, f := range append(frags, frag) {
+			line = appendPiece(line, f) // a call each: see bulk.go
+		}
+		r.plain.cap = cap(line)
+		return line, nil, err
 	}
-	return long, err
 }

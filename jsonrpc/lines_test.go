@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -269,6 +270,89 @@ func TestLineReaderSplitsAsReadBytes(t *testing.T) {
 		if bytes.HasSuffix(lines[len(lines)-1], []byte("\n")) {
 			if line, long, err := lr.next(); len(line) > 0 || long != nil || err != io.EOF {
 				t.Fatalf("round %d: after the last line, %d bytes, %v, %v; want io.EOF", round, len(line), long, err)
+			}
+		}
+	}
+}
+
+// TestPlainPiecesChangeNothing: a line of several buffers, read by Run
+// (which steps over the pieces it found plain inside a string), is taken
+// or refused exactly as when every byte of it is scanned: with one byte of
+// every kind (a quote, a backslash and escapes, a control byte, ASCII or
+// not, invalid UTF-8, a newline, a space) at offsets all around the
+// pieces' edges, inside the long string and outside it, in a line with
+// spaces before it (the pieces then start before what is scanned), a line
+// whose long string is text (escapes, escaped quotes, UTF-8: at every
+// offset of a piece's edge as the offsets move) and a line whose long run
+// is not a string (plain pieces outside a string).
+func TestPlainPiecesChangeNothing(t *testing.T) {
+	t.Parallel()
+	type result struct {
+		id, params, err string
+		nonASCII        bool
+	}
+	summary := func(m *Message, err error, line []byte) result {
+		r := result{nonASCII: hasNonASCII(line)}
+		if m != nil {
+			r.id, r.params = string(m.ID), fmt.Sprintf("%x", sha256.Sum256(m.Params))
+		}
+		if err != nil {
+			r.err = err.Error()
+		}
+		return r
+	}
+	var got []result
+	opts := Options{
+		Handle:  func(m *Message) { got = append(got, summary(m, nil, m.Params)) },
+		Invalid: func(line []byte, m *Message, err error) { got = append(got, summary(m, err, line)) },
+	}
+	const size = 3*maxHead + 100
+	prefix := `{"jsonrpc":"2.0","id":7,"method":"m","params":{"text":"`
+	array := `{"jsonrpc":"2.0","id":7,"method":"m","params":[1`
+	var offsets []int
+	for k := 0; k <= 3; k++ {
+		for _, d := range []int{-8, -2, -1, 0, 1, 7} {
+			if at := k*maxHead + d; at >= 0 && at < size {
+				offsets = append(offsets, at)
+			}
+		}
+	}
+	offsets = append(offsets, len(prefix)-1, len(prefix), maxHead+maxHead/2)
+	inserts := map[string][]string{
+		"text": {`"`, `\`, `\n`, `\u00e9`, `\u00`, `\x`, "\x01", "\n", " ", "\x80", `",`, `"}}` + "\n"},
+		"string": {`"`, `\`, `\n`, `\u00e9`, `\x`, "\x01", "\x1f", "\x7f", "\n", " ", "\x80", "é", "\xff", `",`, `"}`, `"}}` + "\n",
+			`\\"`, `x\\"`, `xx\\"`, `xxx\\"`, // an escaped backslash first in a piece, then a quote
+			`\\\\\"\"\"\"", "y" "`}, // as many escaped quotes as not: the string ends, a member without a colon
+		"array": {`"`, ",", ",,", " ", "x", "\n"},
+	}
+	for n, at := range offsets {
+		lead := []string{"", " ", "\t\t\t"}[n%3]
+		for _, kind := range []string{"string", "text", "array"} {
+			for _, ins := range inserts[kind] {
+				body, end := prefix+strings.Repeat("x", size), `"}}`
+				switch text := `The \"fox\" is é; \u00e9\t\\ jumps over the lazy dog, and then it runs on and on and on, far away from the words before it, as a line of a file does when it is long enough for a piece to hold few escapes, fewer than one in 32 bytes.\n`; kind {
+				case "text":
+					body = prefix + strings.Repeat(text, size/len(text))
+				case "array":
+					body, end = array+strings.Repeat(",1", size/2), `]}`
+				}
+				line := []byte(lead + body[:at] + ins + body[at:] + end)
+				want := func() []result { // each line of it dispatched as is, every byte scanned
+					got = nil
+					c := NewConn(nil, io.Discard, opts)
+					for _, l := range bytes.SplitAfter(line, []byte("\n")) {
+						c.dispatch(bytes.Clone(l), nil)
+					}
+					return got
+				}()
+				got = nil
+				c := NewConn(bytes.NewReader(append(line, '\n')), io.Discard, opts)
+				if err := c.Run(); err != io.EOF {
+					t.Fatalf("Run = %v", err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%q at %d in the %s of a line (%q before it): Run gave\n%.300v\nwant\n%.300v", ins, at, kind, lead, got, want)
+				}
 			}
 		}
 	}

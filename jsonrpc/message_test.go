@@ -368,7 +368,7 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(line, orig) {
 			t.Fatalf("Parse changed its input")
 		}
-		if _, nonASCII, err := parse(line); !errors.Is(err, ErrParse) && !errors.Is(err, ErrTooDeep) && nonASCII != hasNonASCII(line) {
+		if _, nonASCII, err := parse(line, nil); !errors.Is(err, ErrParse) && !errors.Is(err, ErrTooDeep) && nonASCII != hasNonASCII(line) {
 			t.Fatalf("parse(%q) says non-ASCII %v", line, nonASCII)
 		}
 		valid := json.Valid(line)

@@ -24,13 +24,14 @@ var (
 // encoding/json.Valid, Parse does not check UTF-8 (a Conn does, see
 // ToValidUTF8).
 func Parse(line []byte) (*Message, error) {
-	m, _, err := parse(line)
+	m, _, err := parse(line, nil)
 	return m, err
 }
 
 // parse is Parse that also reports whether a string of the line holds a
-// byte >= 0x80; when it says false and err is nil, the line is ASCII.
-func parse(line []byte) (m *Message, nonASCII bool, err error) {
+// byte >= 0x80; when it says false and err is nil, the line is ASCII. p
+// (maybe nil) says which pieces of the line are plain (see plainPieces).
+func parse(line []byte, p *plainPieces) (m *Message, nonASCII bool, err error) {
 	line = trimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
 		nonASCII, ok := validate(line)
@@ -40,7 +41,7 @@ func parse(line []byte) (m *Message, nonASCII bool, err error) {
 		return nil, false, notJSON(line)
 	}
 	var e envelope
-	if !e.scan(line) {
+	if !e.scan(line, p) {
 		if m, deep := tooDeep(line); deep {
 			return m, true, ErrTooDeep // non-ASCII or not: the caller checks the line's UTF-8
 		}
@@ -61,8 +62,8 @@ type envelope struct {
 }
 
 // scan walks the members of the object line, validating every value, and
-// reports whether the line is JSON.
-func (e *envelope) scan(line []byte) bool {
+// reports whether the line is JSON; p is as for parse.
+func (e *envelope) scan(line []byte, p *plainPieces) bool {
 	i := skipSpace(line, 1)
 	if i < len(line) && line[i] == '}' {
 		return skipSpace(line, i+1) == len(line)
@@ -71,7 +72,7 @@ func (e *envelope) scan(line []byte) bool {
 		if i >= len(line) || line[i] != '"' {
 			return false
 		}
-		keyEnd, flags, ok := checkString(line, i)
+		keyEnd, flags, ok := checkString(line, i, nil)
 		if !ok {
 			return false
 		}
@@ -88,7 +89,7 @@ func (e *envelope) scan(line []byte) bool {
 			return false
 		}
 		i = skipSpace(line, i+1)
-		end, nonASCII, ok := checkValue(line, i, 1) // inside the line's object
+		end, nonASCII, ok := checkValue(line, i, 1, p) // inside the line's object
 		if !ok {
 			return false
 		}

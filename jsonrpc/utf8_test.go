@@ -140,7 +140,7 @@ func TestValidLinesAreNotCopied(t *testing.T) {
 	} {
 		got = nil
 		line := []byte(tc.line)
-		c.dispatch(line)
+		c.dispatch(line, nil)
 		if got == nil {
 			t.Fatalf("%q was not handled", tc.line)
 		}
@@ -153,7 +153,7 @@ func TestValidLinesAreNotCopied(t *testing.T) {
 
 		elems = nil
 		batch := []byte("[" + tc.line + "]")
-		c.dispatch(batch)
+		c.dispatch(batch, nil)
 		if len(elems) != 1 {
 			t.Fatalf("[%s] gave %d elements", tc.line, len(elems))
 		}

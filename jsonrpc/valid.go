@@ -30,7 +30,7 @@ func Valid(b []byte) bool {
 // validate is Valid that also reports whether b holds a byte >= 0x80
 // (meaningful only when b is valid).
 func validate(b []byte) (nonASCII, ok bool) {
-	end, nonASCII, ok := checkValue(b, skipSpace(b, 0), 0)
+	end, nonASCII, ok := checkValue(b, skipSpace(b, 0), 0, nil)
 	return nonASCII, ok && skipSpace(b, end) == len(b)
 }
 
@@ -42,11 +42,17 @@ const (
 
 // checkString validates the JSON string starting at b[i] (a quote) and
 // returns the offset just past it, and whether it holds an escape or a
-// byte >= 0x80 (flags).
-func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
+// byte >= 0x80 (flags). It steps over the pieces that p (maybe nil) says
+// are plain; escapedFlag then misses their escapes (a value's flags are
+// only asked for nonASCIIFlag).
+func checkString(b []byte, i int, p *plainPieces) (end int, flags uint8, ok bool) {
 	i++ // the opening quote
 	for {
-		i = skipPlain(b, i, flags&nonASCIIFlag != 0)
+		if p == nil {
+			i = skipPlain(b, i, flags&nonASCIIFlag != 0)
+		} else {
+			i = p.skipPlain(b, i, &flags)
+		}
 		if i >= len(b) {
 			return 0, 0, false
 		}
@@ -62,7 +68,7 @@ func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 			if i+1 >= len(b) {
 				return 0, 0, false
 			}
-			switch b[i+1] {
+			switch b[i+1] { // as escape says, without a call
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
@@ -77,6 +83,23 @@ func checkString(b []byte, i int) (end int, flags uint8, ok bool) {
 			return 0, 0, false
 		}
 	}
+}
+
+// escape returns the length of the escape at b[i] (a backslash), or 0
+// when it is not a whole, valid one.
+func escape(b []byte, i int) int {
+	if i+1 >= len(b) {
+		return 0
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if i+6 <= len(b) && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]) {
+			return 6
+		}
+	}
+	return 0
 }
 
 // skipPlain returns the offset of the first byte from b[i] on that does
@@ -153,6 +176,90 @@ func special(x uint64, high, cut bool) uint64 {
 	return m & highs
 }
 
+// plainPieces says what each piece of a line (maxHead bytes from its
+// start) holds, as pieceKind finds it while the line reader has it in the
+// cache: inside a string a plain piece holds neither the string's end nor
+// anything wrong, so the scanner steps over it. cap, the line's capacity,
+// tells where a part of the line starts.
+type plainPieces struct {
+	pieces []uint8
+	cap    int
+}
+
+// What a piece of a line holds (pieceKind).
+const (
+	mixedPiece = iota // anything
+	plainPiece        // bytes that stand for themselves in a string (skipPlain's, not high), and whole escapes
+	highPiece         // the same and bytes >= 0x80
+)
+
+// pieceKind returns what b, a piece of a line, holds. An escaped quote is
+// plain, and an escape that the piece cuts, or a backslash first (which
+// the piece before may escape), makes it mixed: whatever precedes it in a
+// string, its escapes are then read as the scanner reads them.
+func pieceKind(b []byte) uint8 {
+	if len(b)%32 != 0 || len(b) == 0 || b[0] == '\\' {
+		return mixedPiece
+	}
+	quotes, escapes := bytes.Count(b, []byte{'"'}), bytes.Count(b, []byte{'\\'})
+	if quotes > escapes || escapes > len(b)/32 {
+		return mixedPiece // a quote not escaped, or escapes too many to walk here faster than the scanner
+	}
+	for i := bytes.IndexByte(b, '\\'); i >= 0; {
+		n := escape(b, i)
+		if n == 0 {
+			return mixedPiece
+		}
+		if b[i+1] == '"' {
+			quotes--
+		}
+		j := bytes.IndexByte(b[i+n:], '\\')
+		if j < 0 {
+			break
+		}
+		i += n + j
+	}
+	var control, high uint64 // 4 words at a time
+	for i := 0; i < len(b); i += 32 {
+		x := b[i : i+32 : i+32]
+		w0, w1 := binary.LittleEndian.Uint64(x), binary.LittleEndian.Uint64(x[8:])
+		w2, w3 := binary.LittleEndian.Uint64(x[16:]), binary.LittleEndian.Uint64(x[24:])
+		control |= special(w0, true, true) | special(w1, true, true) | special(w2, true, true) | special(w3, true, true)
+		high |= w0 | w1 | w2 | w3
+	}
+	switch {
+	case quotes != 0 || control != 0:
+		return mixedPiece
+	case high&0x8080808080808080 != 0:
+		return highPiece
+	}
+	return plainPiece
+}
+
+// skipPlain is skipPlain over b, the line p describes or a part of it
+// running to its end (trimmed), stepping over the plain pieces; it sets
+// nonASCIIFlag in flags when one of those holds a byte >= 0x80.
+func (p *plainPieces) skipPlain(b []byte, i int, flags *uint8) int {
+	off := p.cap - cap(b) // where b starts in the line
+	for i < len(b) {
+		k := (off + i) / maxHead
+		end := min((k+1)*maxHead-off, len(b)) // of piece k in b
+		kind := uint8(mixedPiece)
+		if k < len(p.pieces) {
+			kind = p.pieces[k]
+		}
+		if kind == mixedPiece {
+			if i = skipPlain(b[:end], i, *flags&nonASCIIFlag != 0); i < end {
+				return i
+			}
+		} else if kind == highPiece {
+			*flags |= nonASCIIFlag
+		}
+		i = end
+	}
+	return i
+}
+
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
@@ -213,9 +320,10 @@ func checkLiteral(b []byte, i int, word string) (int, bool) {
 // whitespace) and returns the offset just past it, and whether one of its
 // strings (keys included) holds a byte >= 0x80. depth is how many
 // containers are already open around it (0 for a whole line), so that the
-// nesting limit counts from the top of the line. It does not recurse: the
-// open containers are kept on a stack of their opening bytes.
-func checkValue(b []byte, i, depth int) (end int, nonASCII, ok bool) {
+// nesting limit counts from the top of the line; p is as for checkString.
+// It does not recurse: the open containers are kept on a stack of their
+// opening bytes.
+func checkValue(b []byte, i, depth int, p *plainPieces) (end int, nonASCII, ok bool) {
 	var inline [32]byte
 	open := inline[:0]
 	var flags, f uint8 // of all strings so far, of the last one
@@ -226,7 +334,7 @@ func checkValue(b []byte, i, depth int) (end int, nonASCII, ok bool) {
 		}
 		switch c := b[i]; c {
 		case '"':
-			i, f, ok = checkString(b, i)
+			i, f, ok = checkString(b, i, p)
 			flags |= f
 		case '{', '[':
 			if depth+len(open) >= maxDepth {
@@ -296,7 +404,7 @@ func checkKey(b []byte, i int) (int, uint8, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, 0, false
 	}
-	i, flags, ok := checkString(b, i)
+	i, flags, ok := checkString(b, i, nil)
 	if !ok {
 		return 0, 0, false
 	}

@@ -100,7 +100,7 @@ func TestScanFlagsNonASCII(t *testing.T) {
 		{`{"jsonrpc":"1.0","id":1,"method":"m","x":"é"}`, true}, // ErrInvalid: still scanned whole
 		{`["é"]`, true},
 	} {
-		_, nonASCII, err := parse([]byte(tc.line))
+		_, nonASCII, err := parse([]byte(tc.line), nil)
 		if errors.Is(err, ErrParse) || nonASCII != tc.nonASCII {
 			t.Errorf("parse(%s) says non-ASCII %v (error %v), want %v", tc.line, nonASCII, err, tc.nonASCII)
 		}
