@@ -129,7 +129,11 @@ func (sh *sharer) start(s config.Server) (aggregator.Process, error) {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	keyEnv := []string{sh.chain.Env()}
+	// The key holds the env the entry sets, not the chain of configs
+	// above (ChainEnv): sessions of other config files share too, and a
+	// nested aggregator gets the first session's chain (MaxNesting bounds
+	// any loop still).
+	var keyEnv []string
 	for _, v := range s.Env {
 		keyEnv = append(keyEnv, v.Name+"="+v.Value)
 	}

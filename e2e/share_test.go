@@ -158,3 +158,171 @@ func TestShareFiveSessionsOneProcessPerServer(t *testing.T) {
 		}
 	}
 }
+
+// callAnswering calls tool on session s and answers every sampling
+// request it is asked meanwhile with its own text, mark; it returns the
+// call's answer.
+func callAnswering(s *session, params, mark string) *msg {
+	s.t.Helper()
+	id := s.request("tools/call", params)
+	for {
+		m := s.next("the answer to "+id+" or a sampling request", func(m *msg) bool {
+			return (m.isResponse() && string(m.ID) == id) || (m.Method == "sampling/createMessage" && m.ID != nil)
+		})
+		if m.isResponse() {
+			return m
+		}
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"role":"assistant","content":{"type":"text","text":%q},"model":"m"}}`, m.ID, mark))
+	}
+}
+
+func TestShareSamplingGoesToTheSessionThatAsked(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, ts("a", "-started-file", started))
+	var sessions []*session
+	for i := 0; i < 3; i++ {
+		s := w.start(cfg)
+		s.initialize("2025-06-18", `{"sampling":{}}`)
+		sessions = append(sessions, s)
+	}
+	// In turn: each gets its own answer.
+	for round := 0; round < 2; round++ {
+		for i, s := range sessions {
+			mark := fmt.Sprintf("answer of session %d", i)
+			m := callAnswering(s, `{"name":"a:sample"}`, mark)
+			if m.Error != nil || !strings.Contains(string(m.Result), mark) {
+				t.Fatalf("session %d: sample answered %s, want its own answer %q", i, m.line, mark)
+			}
+		}
+	}
+	// At once: each gets its own answer or an error, never another's.
+	var wg sync.WaitGroup
+	for i, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mark := fmt.Sprintf("answer of session %d", i)
+			m := callAnswering(s, `{"name":"a:sample"}`, mark)
+			for j := range sessions {
+				if other := fmt.Sprintf("answer of session %d", j); j != i && strings.Contains(string(m.line), other) {
+					t.Errorf("session %d got session %d's answer: %s", i, j, m.line)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(startedPids(t, started)); n != 1 {
+		t.Errorf("%d processes of server a, want 1", n)
+	}
+}
+
+func TestShareProgressTokensStayWithTheirSession(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	cfg := writeConfig(t, ts("a"))
+	a, b := w.start(cfg), w.start(cfg)
+	a.initialize("2025-06-18", `{}`)
+	b.initialize("2025-06-18", `{}`)
+	const call = `{"name":"a:progress","arguments":{"steps":3},"_meta":{"progressToken":"same"}}`
+	ida, idb := a.request("tools/call", call), b.request("tools/call", call)
+	a.response(ida)
+	b.response(idb)
+	a.barrier()
+	b.barrier()
+	for _, s := range []*session{a, b} {
+		if n := s.count(func(m *msg) bool { return m.Method == "notifications/progress" }); n != 3 {
+			t.Errorf("a session got %d progress notifications for its 3 steps, want 3 (its own only)", n)
+		}
+	}
+}
+
+func TestShareAnotherEnvValueIsAnotherProcess(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	one := ts("a", "-started-file", started)
+	one.env = map[string]string{"TOKEN": "secret-one-4711"}
+	two := one
+	two.env = map[string]string{"TOKEN": "secret-two-4711"}
+	s1, s2, s3 := w.start(writeConfig(t, one)), w.start(writeConfig(t, two)), w.start(writeConfig(t, one))
+	for i, s := range []*session{s1, s2, s3} {
+		s.initialize("2025-06-18", `{}`)
+		want := map[int]string{0: "secret-one-4711", 1: "secret-two-4711", 2: "secret-one-4711"}[i]
+		if got := toolText(t, s.result("tools/call", `{"name":"a:env","arguments":{"name":"TOKEN"}}`)); got != want {
+			t.Errorf("session %d: TOKEN is %q, want %q", i, got, want)
+		}
+	}
+	if n := len(startedPids(t, started)); n != 2 {
+		t.Errorf("%d processes for two env values, want 2", n)
+	}
+	if log, _ := os.ReadFile(w.holderLog()); strings.Contains(string(log), "4711") {
+		t.Errorf("the holder's log shows an env value:\n%s", log)
+	}
+}
+
+func TestShareHolderKilledNoOrphanAndCallsWorkAgain(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, ts("a", "-started-file", started))
+	a, b := w.start(cfg), w.start(cfg)
+	for _, s := range []*session{a, b} {
+		s.initialize("2025-06-18", `{}`)
+		s.result("tools/call", `{"name":"a:echo","arguments":{"text":"before"}}`)
+	}
+	holders := w.holderPids()
+	servers := startedPids(t, started)
+	if len(holders) != 1 || len(servers) != 1 {
+		t.Fatalf("holders %v, servers %v: want one each", holders, servers)
+	}
+	slow := a.request("tools/call", `{"name":"a:slow","arguments":{"ms":60000}}`)
+	pr, _ := os.FindProcess(holders[0])
+	pr.Kill()
+	// The call in flight gets an error at once, naming the holder.
+	if m := a.response(slow); m.Error == nil || !strings.Contains(string(m.Error), "holder of shared servers ended") {
+		t.Fatalf("the call in flight when the holder died: %s", m.line)
+	}
+	deadline := time.Now().Add(waitLimit)
+	for alive(servers[0]) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server pid %d outlived its holder (SIGKILL)", servers[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, s := range []*session{a, b} {
+		if got := toolText(t, s.result("tools/call", `{"name":"a:echo","arguments":{"text":"after"}}`)); !strings.Contains(got, "after") {
+			t.Fatalf("after the holder died: %q", got)
+		}
+	}
+	if n := len(startedPids(t, started)); n != 2 {
+		t.Errorf("%d processes started in all, want 2 (one before, one shared after)", n)
+	}
+	if n := len(w.holderPids()); n != 1 {
+		t.Errorf("%d holders after the first died, want 1", n)
+	}
+}
+
+func TestShareSocketDirectoryIsTheUsersAlone(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	dir := filepath.Join(w.runtime, "mcp-simple-aggregator")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	started := filepath.Join(t.TempDir(), "started")
+	s := w.start(writeConfig(t, ts("a", "-started-file", started)))
+	s.initialize("2025-06-18", `{}`)
+	s.result("tools/call", `{"name":"a:echo","arguments":{"text":"x"}}`)
+	s.waitStderr("has mode 0755, not 0700")
+	s.waitStderr("this session runs its servers itself")
+	if n := len(w.holderPids()); n != 0 {
+		t.Errorf("a holder runs on a directory others may enter")
+	}
+	os.Chmod(dir, 0o700)
+	s2 := w.start(writeConfig(t, ts("a", "-started-file", started)))
+	s2.initialize("2025-06-18", `{}`)
+	s2.result("tools/call", `{"name":"a:echo","arguments":{"text":"x"}}`)
+	s2.waitStderr("held by the holder")
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory: %v, mode %v", err, fi.Mode())
+	}
+}
