@@ -326,3 +326,71 @@ func TestShareSocketDirectoryIsTheUsersAlone(t *testing.T) {
 		t.Errorf("socket directory: %v, mode %v", err, fi.Mode())
 	}
 }
+
+// callAnsweringRoots calls on session s and answers every roots/list it
+// is asked meanwhile with roots (a JSON array), until the answer.
+func callAnsweringRoots(s *session, method, params, roots string) *msg {
+	s.t.Helper()
+	id := s.request(method, params)
+	for {
+		m := s.next("the answer to "+id+" or roots/list", func(m *msg) bool {
+			return (m.isResponse() && string(m.ID) == id) || (m.Method == "roots/list" && m.ID != nil)
+		})
+		if m.isResponse() {
+			return m
+		}
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"roots":%s}}`, m.ID, roots))
+	}
+}
+
+func TestShareSessionsWithOtherRootsGetTheirOwn(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, ts("a", "-started-file", started))
+	rootsOf := []string{`[{"uri":"file:///one"}]`, `[{"uri":"file:///two"}]`, `[{"uri":"file:///one"}]`}
+	for i, roots := range rootsOf {
+		s := w.start(cfg)
+		m := callAnsweringRoots(s, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"e2e","version":"1"}}`, roots)
+		if m.Error != nil {
+			t.Fatalf("session %d: initialize: %s", i, m.line)
+		}
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		m = callAnsweringRoots(s, "tools/call", `{"name":"a:roots"}`, roots)
+		if want := map[bool]string{true: "file:///one", false: "file:///two"}[i != 1]; m.Error != nil || !strings.Contains(string(m.Result), want) {
+			t.Fatalf("session %d: the server's roots/list got %s, want its own roots %s", i, m.line, roots)
+		}
+	}
+	if n := len(startedPids(t, started)); n != 2 {
+		t.Errorf("%d processes for two sets of roots, want 2", n)
+	}
+}
+
+// Modern clients probe each server with server/discover first: the
+// holder probes a legacy server once, answers later probes with what it
+// said, and a server that exits on the probe is started again, once.
+func TestShareModernClientsOverLegacyServers(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	file := filepath.Join(t.TempDir(), "discovered")
+	cfg := writeConfig(t, ts("a", "-started-file", started), ts("bad", "-started-file", started, "-exit-on-discover", file))
+	for i := 0; i < 3; i++ {
+		s := w.start(cfg)
+		if m := s.call("server/discover", `{`+modernMeta+`}`); m.Error != nil {
+			t.Fatalf("session %d: server/discover: %s", i, clip(m.line))
+		}
+		for _, tool := range []string{"a:echo", "bad:echo"} {
+			m := s.call("tools/call", `{`+modernMeta+`,"name":"`+tool+`","arguments":{"text":"hello"}}`)
+			if m.Error != nil || toolText(t, m.Result) != `{"text":"hello"}` {
+				t.Fatalf("session %d: %s: %s", i, tool, clip(m.line))
+			}
+		}
+	}
+	counts := map[string]int{}
+	data, _ := os.ReadFile(started)
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		counts[strings.Fields(line)[0]]++
+	}
+	if counts["a"] != 1 || counts["bad"] != 2 {
+		t.Errorf("processes started: %v, want a once, bad twice (it exits on its first probe)", counts)
+	}
+}

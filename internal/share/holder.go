@@ -3,8 +3,6 @@ package share
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,7 +64,7 @@ type holder struct {
 	ln   net.Listener
 
 	mu    sync.Mutex       // protects the fields below and every proc's and pool's
-	pools map[string]*pool // by entry key
+	pools map[string]*pool // by entry key; kept for the holder's life (a pool without processes is small, and knows its server's era)
 	conns int              // open connections
 	procs int              // server processes up
 	done  chan struct{}    // closed when it holds nothing
@@ -90,6 +88,8 @@ type pool struct {
 	byInit      map[string]*proc // a legacy server's processes, by initialize key
 	modern      *proc            // a modern server's one process
 	spare       *proc            // started, not yet given to a session
+	unkeyed     map[*proc]bool   // held by a session, not keyed yet (its probe, or started as it connected)
+	peers       int              // connections of this entry
 }
 
 // proc is one server process of a pool.
@@ -103,6 +103,7 @@ type proc struct {
 	idle    time.Duration
 	timer   *time.Timer // its idle timer, while users is 0
 	gone    bool        // ended or stopped: out of its pool
+	base    string      // its initialize key without roots (baseKey)
 }
 
 // RunHolder runs the holder until it holds nothing or ctx ends. It
@@ -197,6 +198,9 @@ func (pl *pool) all() []*proc {
 	if pl.spare != nil {
 		out = append(out, pl.spare)
 	}
+	for pr := range pl.unkeyed {
+		out = append(out, pr)
+	}
 	return out
 }
 
@@ -256,10 +260,11 @@ func (h *holder) drop(pr *proc) {
 	if pr.initKey != "" && pl.byInit[pr.initKey] == pr {
 		delete(pl.byInit, pr.initKey)
 	}
-	if pl.spare == nil && pl.modern == nil && len(pl.byInit) == 0 && h.pools[pl.key] == pl {
-		delete(h.pools, pl.key)
-	}
+	delete(pl.unkeyed, pr)
 }
+
+// keyed says pr is in its pool under a key now (byInit or modern); under h.mu.
+func (h *holder) keyed(pr *proc) { delete(pr.pool.unkeyed, pr) }
 
 // use marks one more user of pr; under h.mu.
 func (h *holder) use(pr *proc, idle time.Duration) {
@@ -277,6 +282,12 @@ func (h *holder) release(pr *proc) {
 	pr.users--
 	if pr.users > 0 || pr.gone {
 		return
+	}
+	if pl := pr.pool; pl.unkeyed[pr] { // held, never keyed: the spare, or idle out
+		delete(pl.unkeyed, pr)
+		if pl.spare == nil && pr.sh.recordedAnswer() == nil && pr.sh.count() == 0 {
+			pl.spare = pr
+		}
 	}
 	var timer *time.Timer
 	timer = time.AfterFunc(pr.idle, func() {
@@ -299,6 +310,7 @@ func (h *holder) take(pl *pool, hd *Header) (*proc, error) {
 	h.mu.Lock()
 	if pr := pl.spare; pr != nil && !pr.gone {
 		pl.spare = nil
+		pl.unkeyed[pr] = true
 		h.use(pr, hd.Idle())
 		h.mu.Unlock()
 		return pr, nil
@@ -309,6 +321,7 @@ func (h *holder) take(pl *pool, hd *Header) (*proc, error) {
 		return nil, err
 	}
 	h.mu.Lock()
+	pl.unkeyed[pr] = true
 	h.use(pr, hd.Idle())
 	h.mu.Unlock()
 	return pr, nil
@@ -342,43 +355,31 @@ func (h *holder) serve(nc net.Conn) {
 	h.idle = max(h.idle, hd.Idle())
 	pl := h.pools[key]
 	if pl == nil {
-		pl = &pool{key: key, byInit: map[string]*proc{}}
+		pl = &pool{key: key, byInit: map[string]*proc{}, unkeyed: map[*proc]bool{}}
 		h.pools[key] = pl
 	}
+	pl.peers++
 	need := len(pl.all()) == 0
 	h.mu.Unlock()
+	p := &peer{h: h, pl: pl, hd: &hd, nc: nc}
+	defer p.end()
 	if need { // the first of its entry: started now, so that a failure is this session's
-		pr, err := h.start(pl, &hd)
+		pr, err := h.take(pl, &hd)
 		if err != nil {
 			ack.Error = err.Error()
 			writeLine(nc, ack)
 			h.opts.Logf("session pid %d: server %q: %v", hd.Pid, hd.Key, err)
-			h.mu.Lock()
-			if pl.spare == nil && pl.modern == nil && len(pl.byInit) == 0 && h.pools[key] == pl {
-				delete(h.pools, key)
-			}
-			h.mu.Unlock()
 			return
 		}
-		h.mu.Lock()
-		if pl.spare == nil {
-			pl.spare = pr
-			pr.users = 1
-			h.release(pr) // idle until claimed
-		} else {
-			defer pr.p.Stop()
-		}
-		h.mu.Unlock()
+		p.pr = pr // held by this session until it is keyed
 	}
 	if err := writeLine(nc, ack); err != nil {
 		return
 	}
-	p := &peer{h: h, pl: pl, hd: &hd, nc: nc}
 	p.s = &Session{name: fmt.Sprintf("session pid %d", hd.Pid), close: p.close}
 	p.s.conn = jsonrpc.NewConn(br, nc, sessionOptions(p.handle))
 	h.opts.Logf("session pid %d: server %q (entry %s)", hd.Pid, hd.Key, key[:8])
 	p.s.conn.Run()
-	p.end()
 }
 
 // peer is a session's connection, before and after it is attached to a
@@ -397,6 +398,7 @@ type peer struct {
 	pr      *proc              // the process it uses (attached, or probing)
 	probeID []byte             // the server-side id of its server/discover probe
 	closed  bool
+	rooted  *rooted // a session that declared roots, keyed by them once known
 }
 
 type peerState int
@@ -405,6 +407,7 @@ const (
 	fresh    peerState = iota // nothing asked yet
 	picking                   // a process is being picked: messages wait
 	probing                   // its server/discover is at the server
+	keying                    // answered initialize, its roots are asked: messages wait
 	attached                  // messages go to pr.sh
 )
 
@@ -419,7 +422,18 @@ func (p *peer) handle(m *jsonrpc.Message) {
 func (p *peer) dispatch(m *jsonrpc.Message) {
 	switch p.state {
 	case attached:
+		if r := p.rooted; r != nil && !r.asked && m.Method == "notifications/initialized" {
+			r.asked = true
+			go p.rekey(p.pr, r)
+		}
 		p.pr.sh.fromSession(p.s, m)
+		return
+	case keying:
+		p.pending = append(p.pending, m)
+		if r := p.rooted; !r.asked && m.Method == "notifications/initialized" {
+			r.asked = true
+			go p.keyRooted(r)
+		}
 		return
 	case picking:
 		p.pending = append(p.pending, m)
@@ -457,7 +471,7 @@ func (p *peer) dispatch(m *jsonrpc.Message) {
 // flush sets the state and dispatches what waited; under p.mu.
 func (p *peer) flush(state peerState) {
 	p.state = state
-	for len(p.pending) > 0 && p.state != picking && p.state != probing {
+	for len(p.pending) > 0 && p.state != picking && p.state != probing && p.state != keying {
 		m := p.pending[0]
 		p.pending = p.pending[1:]
 		p.dispatch(m)
@@ -483,8 +497,10 @@ func (p *peer) discover(m *jsonrpc.Message) {
 		return
 	case eraModern:
 		p.state = picking
+		held := p.pr
+		p.pr = nil
 		go func() {
-			pr, err := p.modernProc()
+			pr, err := p.modernProc(held)
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			if err != nil {
@@ -499,8 +515,12 @@ func (p *peer) discover(m *jsonrpc.Message) {
 		return
 	}
 	p.state = picking
+	held := p.pr
 	go func() {
-		pr, err := h.take(p.pl, p.hd)
+		pr, err := held, error(nil)
+		if pr == nil || pr.gone {
+			pr, err = h.take(p.pl, p.hd)
+		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if err != nil {
@@ -541,6 +561,7 @@ func (p *peer) probed(pr *proc, id []byte, resp *jsonrpc.Message, err error) {
 		p.pl.era = eraModern
 		if p.pl.modern == nil || p.pl.modern.gone {
 			p.pl.modern = pr
+			h.keyed(pr)
 		} else if p.pl.modern != pr { // another session's probe won: use its process
 			h.release(pr)
 			pr = p.pl.modern
@@ -566,16 +587,24 @@ func (p *peer) probed(pr *proc, id []byte, resp *jsonrpc.Message, err error) {
 }
 
 // modernProc is the pool's modern process, started if it has none.
-func (p *peer) modernProc() (*proc, error) {
+// held, when not nil, is a process the session holds, unkeyed: used,
+// or released.
+func (p *peer) modernProc(held *proc) (*proc, error) {
 	h := p.h
 	h.mu.Lock()
 	if pr := p.pl.modern; pr != nil && !pr.gone {
 		h.use(pr, p.hd.Idle())
+		if held != nil {
+			h.release(held)
+		}
 		h.mu.Unlock()
 		return pr, nil
 	}
 	h.mu.Unlock()
-	pr, err := h.take(p.pl, p.hd)
+	pr, err := held, error(nil)
+	if pr == nil || pr.gone {
+		pr, err = h.take(p.pl, p.hd)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -586,6 +615,7 @@ func (p *peer) modernProc() (*proc, error) {
 		pr = cur
 	} else {
 		p.pl.modern = pr
+		h.keyed(pr)
 		pr.sh.modern = true
 	}
 	h.mu.Unlock()
@@ -604,9 +634,10 @@ func (p *peer) attach(pr *proc) {
 // key, and attaches the session to it.
 func (p *peer) initialize(m *jsonrpc.Message) {
 	h := p.h
-	key, why := p.initKey(m.Params)
-	if why != "" {
-		h.opts.Logf("%s: server %q: a process of its own: %s", p.s.name, p.hd.Key, why)
+	key := baseKey(m.Params)
+	if declaresRoots(m.Params) {
+		p.initializeRooted(m, key)
+		return
 	}
 	pr, err := p.initProc(key)
 	p.mu.Lock()
@@ -649,6 +680,7 @@ func (p *peer) initProc(key string) (*proc, error) {
 	if old != nil && !old.gone && old.initKey == "" {
 		old.initKey = key
 		p.pl.byInit[key] = old
+		h.keyed(old)
 		h.mu.Unlock()
 		return old, nil
 	}
@@ -669,6 +701,7 @@ func (p *peer) initProc(key string) (*proc, error) {
 	}
 	pr.initKey = key
 	p.pl.byInit[key] = pr
+	h.keyed(pr)
 	return pr, nil
 }
 
@@ -679,26 +712,6 @@ func (h *holder) putBack(pr *proc) {
 		pl.spare = pr
 	}
 	h.release(pr)
-}
-
-// initKey is the key of a legacy session's initialize params: its
-// protocol version and capabilities, and its roots when it declared them
-// (asked of it now). why, when not empty, says why the key is the
-// session's alone.
-func (p *peer) initKey(params []byte) (key, why string) {
-	d := sha256.New()
-	version, _ := jsonrpc.Member(params, "protocolVersion")
-	caps, _ := jsonrpc.Member(params, "capabilities")
-	fmt.Fprintf(d, "%d:%s%d:%s", len(version), version, len(caps), caps)
-	if _, roots := jsonrpc.Member(caps, "roots"); roots {
-		answer, err := p.askRoots()
-		if err != nil {
-			fmt.Fprintf(d, "alone:%p", p)
-			return hex.EncodeToString(d.Sum(nil)), "its roots: " + err.Error()
-		}
-		fmt.Fprintf(d, "roots:%d:%s", len(answer), answer)
-	}
-	return hex.EncodeToString(d.Sum(nil)), ""
 }
 
 // askRoots asks the session roots/list and returns the raw answer
@@ -753,17 +766,19 @@ func (p *peer) close(reason string, serverEnded bool) {
 // process and its use of it released.
 func (p *peer) end() {
 	p.mu.Lock()
-	pr, state := p.pr, p.state
+	pr := p.pr
 	p.closed = true
 	p.mu.Unlock()
-	if pr == nil {
-		return
-	}
-	if state == attached {
-		pr.sh.detach(p.s)
+	if pr != nil && p.s != nil {
+		pr.sh.detach(p.s) // nothing when it was not attached
 	}
 	p.h.mu.Lock()
-	p.h.release(pr)
+	if pr != nil {
+		p.h.release(pr)
+	}
+	p.pl.peers--
 	p.h.mu.Unlock()
-	p.h.opts.Logf("%s: server %q: session ended", p.s.name, p.hd.Key)
+	if p.s != nil {
+		p.h.opts.Logf("%s: server %q: session ended", p.s.name, p.hd.Key)
+	}
 }

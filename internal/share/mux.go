@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -237,12 +238,7 @@ func (sh *Shared) initialize(s *Session, m *jsonrpc.Message, answered func(ok bo
 	if first {
 		c := &call{sh: sh, s: s, sessID: id, method: m.Method}
 		c.then = func(resp *jsonrpc.Message, err error) {
-			if resp != nil {
-				resp = &jsonrpc.Message{ID: clone(resp.ID), Result: clone(resp.Result), Error: clone(resp.Error)}
-			}
-			rec.answer, rec.err = resp, err
-			close(rec.done)
-			answered(err == nil && resp.Error == nil)
+			answered(rec.set(resp, err))
 		}
 		sh.send(s, c, m.Params)
 		return
@@ -255,6 +251,69 @@ func (sh *Shared) initialize(s *Session, m *jsonrpc.Message, answered func(ok bo
 		}
 		s.conn.Write(jsonrpc.AppendAnswer(nil, id, rec.answer))
 	}()
+}
+
+// set records the answer to the first initialize (a copy) and reports
+// whether it is a success.
+func (rec *initRecord) set(resp *jsonrpc.Message, err error) bool {
+	if resp != nil {
+		resp = &jsonrpc.Message{ID: clone(resp.ID), Result: clone(resp.Result), Error: clone(resp.Error)}
+	}
+	rec.answer, rec.err = resp, err
+	close(rec.done)
+	return err == nil && resp.Error == nil
+}
+
+// recordedAnswer is the server's answer to its initialize, when it has
+// answered it with a success; else nil.
+func (sh *Shared) recordedAnswer() *jsonrpc.Message {
+	sh.mu.Lock()
+	rec := sh.init
+	sh.mu.Unlock()
+	if rec == nil {
+		return nil
+	}
+	select {
+	case <-rec.done:
+		if rec.err == nil && rec.answer.Error == nil {
+			return rec.answer
+		}
+	default:
+	}
+	return nil
+}
+
+// initializeQuiet initializes the server for session s, whose initialize
+// was answered already (from another process's record): the answer is
+// recorded, not relayed. It waits for it, within wait, and reports
+// whether it is a success.
+func (sh *Shared) initializeQuiet(s *Session, params []byte, wait time.Duration) bool {
+	sh.mu.Lock()
+	rec := sh.init
+	first := rec == nil
+	if first {
+		rec = &initRecord{done: make(chan struct{})}
+		sh.init = rec
+	}
+	sh.mu.Unlock()
+	if first {
+		var parts [][]byte
+		if params != nil {
+			parts = [][]byte{params}
+		}
+		_, err := s.lane.GoParts("initialize", jsonrpc.AnswerFunc(func(resp *jsonrpc.Message, err error) { rec.set(resp, err) }), parts...)
+		if err != nil {
+			rec.set(nil, err)
+		}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-rec.done:
+		return rec.err == nil && rec.answer.Error == nil
+	case <-t.C:
+		return false
+	}
 }
 
 // fromSession takes in a message of session s.
