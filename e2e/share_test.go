@@ -394,3 +394,51 @@ func TestShareModernClientsOverLegacyServers(t *testing.T) {
 		t.Errorf("processes started: %v, want a once, bad twice (it exits on its first probe)", counts)
 	}
 }
+
+// Sessions starting at the same moment end with one holder and one
+// process per server.
+func TestShareSessionsStartingAtOnceMeetOneHolder(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, ts("a", "-started-file", started))
+	sessions := make([]*session, 4)
+	for i := range sessions {
+		sessions[i] = w.start(cfg)
+	}
+	var wg sync.WaitGroup
+	for _, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
+			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a:echo","arguments":{"text":"x"}}}`)
+		}()
+	}
+	wg.Wait()
+	for i, s := range sessions {
+		if m := s.response("2"); m.Error != nil {
+			t.Errorf("session %d: %s", i, m.line)
+		}
+	}
+	// A holder that lost the race says so and exits: wait for that.
+	deadline := time.Now().Add(waitLimit)
+	for len(w.holderPids()) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("holders %v, want 1", w.holderPids())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(startedPids(t, started)); n != 1 {
+		t.Errorf("%d processes of a, want 1", n)
+	}
+	pids := map[string]bool{}
+	for _, s := range sessions {
+		if m := holderPidInLog.FindStringSubmatch(s.stderrText()); m != nil {
+			pids[m[1]] = true
+		}
+	}
+	if len(pids) != 1 {
+		t.Errorf("sessions name holders %v, want one", pids)
+	}
+}

@@ -63,12 +63,18 @@ type holder struct {
 	opts HolderOptions
 	ln   net.Listener
 
-	mu    sync.Mutex       // protects the fields below and every proc's and pool's
+	// mu protects the fields below and every proc's and pool's. Lock
+	// order: peer.mu, then holder.mu, then Shared.mu; none is held while
+	// waiting for a peer.
+	mu    sync.Mutex
 	pools map[string]*pool // by entry key; kept for the holder's life (a pool without processes is small, and knows its server's era)
 	conns int              // open connections
 	procs int              // server processes up
 	done  chan struct{}    // closed when it holds nothing
 	idle  time.Duration    // the longest idle time a session asked for
+	// started is signalled (on mu) when a process started as a session
+	// connected is in its pool (pool.starting).
+	started *sync.Cond
 }
 
 // era of a pool's server, as far as known.
@@ -90,6 +96,7 @@ type pool struct {
 	spare       *proc            // started, not yet given to a session
 	unkeyed     map[*proc]bool   // held by a session, not keyed yet (its probe, or started as it connected)
 	peers       int              // connections of this entry
+	starting    int              // processes being started as a session connects
 }
 
 // proc is one server process of a pool.
@@ -104,6 +111,7 @@ type proc struct {
 	timer   *time.Timer // its idle timer, while users is 0
 	gone    bool        // ended or stopped: out of its pool
 	base    string      // its initialize key without roots (baseKey)
+	probing bool        // a session's server/discover probe is at it
 }
 
 // RunHolder runs the holder until it holds nothing or ctx ends. It
@@ -129,6 +137,7 @@ func RunHolder(ctx context.Context, opts HolderOptions) error {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	defer os.Remove(sock) // before the lock goes: under it
 	h := &holder{opts: opts, ln: ln, pools: map[string]*pool{}, done: make(chan struct{})}
+	h.started = sync.NewCond(&h.mu)
 	opts.Logf("holder pid %d listening on %s", os.Getpid(), sock)
 	if opts.Ready != nil {
 		opts.Ready()
@@ -359,12 +368,19 @@ func (h *holder) serve(nc net.Conn) {
 		h.pools[key] = pl
 	}
 	pl.peers++
-	need := len(pl.all()) == 0
+	need := len(pl.all()) == 0 && pl.starting == 0
+	if need {
+		pl.starting++
+	}
 	h.mu.Unlock()
 	p := &peer{h: h, pl: pl, hd: &hd, nc: nc}
 	defer p.end()
 	if need { // the first of its entry: started now, so that a failure is this session's
 		pr, err := h.take(pl, &hd)
+		h.mu.Lock()
+		pl.starting--
+		h.started.Broadcast()
+		h.mu.Unlock()
 		if err != nil {
 			ack.Error = err.Error()
 			writeLine(nc, ack)
@@ -444,6 +460,7 @@ func (p *peer) dispatch(m *jsonrpc.Message) {
 			// server/discover): so does the holder.
 			if p.pr.sh.conn.Forget(p.probeID) {
 				p.h.mu.Lock()
+				p.pr.probing = false
 				if p.pl.era == eraUnknown {
 					p.pl.era = eraLegacy
 				}
@@ -540,6 +557,9 @@ func (p *peer) discover(m *jsonrpc.Message) {
 		}
 		p.probeID = probeID
 		p.state = probing
+		h.mu.Lock()
+		pr.probing = true
+		h.mu.Unlock()
 	}()
 }
 
@@ -548,6 +568,9 @@ func (p *peer) probed(pr *proc, id []byte, resp *jsonrpc.Message, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.h
+	h.mu.Lock()
+	pr.probing = false
+	h.mu.Unlock()
 	if err != nil { // the server ended on it: a legacy server that exits on an unknown method
 		h.mu.Lock()
 		p.pl.era = eraLegacy
@@ -686,6 +709,31 @@ func (p *peer) initProc(key string) (*proc, error) {
 	}
 	if old != nil {
 		h.release(old)
+	}
+	for {
+		if pr := p.pl.byInit[key]; pr != nil && !pr.gone {
+			h.use(pr, p.hd.Idle())
+			h.mu.Unlock()
+			return pr, nil
+		}
+		// A process another session holds, started as it connected, and
+		// not initialized or probed yet: this session may be first to
+		// need it (it keys it; the other finds it under its key if it
+		// has the same).
+		for pr := range p.pl.unkeyed {
+			if !pr.gone && !pr.probing && !pr.sh.initStarted() {
+				pr.initKey = key
+				p.pl.byInit[key] = pr
+				h.keyed(pr)
+				h.use(pr, p.hd.Idle())
+				h.mu.Unlock()
+				return pr, nil
+			}
+		}
+		if p.pl.starting == 0 {
+			break
+		}
+		h.started.Wait() // a process is being started for the entry
 	}
 	h.mu.Unlock()
 	pr, err := h.take(p.pl, p.hd)

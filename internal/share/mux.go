@@ -264,6 +264,13 @@ func (rec *initRecord) set(resp *jsonrpc.Message, err error) bool {
 	return err == nil && resp.Error == nil
 }
 
+// initStarted reports whether an initialize was sent to the server.
+func (sh *Shared) initStarted() bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.init != nil
+}
+
 // recordedAnswer is the server's answer to its initialize, when it has
 // answered it with a success; else nil.
 func (sh *Shared) recordedAnswer() *jsonrpc.Message {
