@@ -374,6 +374,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	stdin, stdout, restore := clientPipes(stdin, stdout)
 	defer restore()
+	start, sharer := starter(f, chain, log, watchdog)
 	agg := aggregator.New(aggregator.Options{
 		Name:           f.name,
 		Version:        programVersion(),
@@ -388,11 +389,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Skipped:        cfg.Skipped,
 		Compound:       cfg.Compound,
 		Log:            log,
-		Start:          starter(f, chain, log, watchdog),
+		Start:          start,
 		Memory:         newFileMemory(log, f.noMemory),
 	})
 	if f.check {
-		if !agg.Check(ctx, stdout) {
+		ok := agg.Check(ctx, stdout)
+		if sharer != nil {
+			sharer.report(stdout, cfg.Servers)
+		}
+		if !ok {
 			return explained(errCheckFailed, "errors-you-may-meet")
 		}
 		return nil
@@ -407,13 +412,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // starter is the aggregator's Start: serverStarter's, or with --share
 // the sharer's (share.go), which falls back to it.
-func starter(f flags, chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog) func(config.Server) (aggregator.Process, error) {
+func starter(f flags, chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog) (func(config.Server) (aggregator.Process, error), *sharer) {
 	local := serverStarter(chain, log, watchdog)
 	if !f.share {
-		return local
+		return local, nil
 	}
 	sh := &sharer{log: log, idle: f.shareIdle, dir: share.Dir(), local: local, chain: chain}
-	return sh.start
+	return sh.start, sh
 }
 
 // serverStarter returns the aggregator's Start: each server started with

@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -112,9 +113,36 @@ type sharer struct {
 	local func(config.Server) (aggregator.Process, error)
 	chain config.Chain
 
-	mu     sync.Mutex // protects the fields below
-	failed error      // the holder could not be reached: every server runs here
-	told   int        // the holder pid last logged
+	mu     sync.Mutex        // protects the fields below
+	failed error             // the holder could not be reached: every server runs here
+	told   int               // the holder pid last logged
+	how    map[string]string // server key -> how it was started, for --check
+}
+
+// note records how server key was started, for --check.
+func (sh *sharer) note(key, how string) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.how == nil {
+		sh.how = map[string]string{}
+	}
+	sh.how[key] = how
+}
+
+// report writes, for --check --share, whether each server was shared and
+// why not.
+func (sh *sharer) report(w io.Writer, servers []config.Server) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	fmt.Fprintf(w, "\n--share (socket %s):\n", filepath.Join(sh.dir, share.SocketName))
+	for _, s := range servers {
+		how := sh.how[s.Key]
+		if how == "" {
+			how = "not started"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", s.Key, sh.log.Conceal(how))
+	}
+	fmt.Fprintln(w, "  (a 2025-era server is shared only by sessions whose client declares the same capabilities and roots)")
 }
 
 // start is the aggregator's Start with --share.
@@ -123,6 +151,7 @@ func (sh *sharer) start(s config.Server) (aggregator.Process, error) {
 	failed := sh.failed
 	sh.mu.Unlock()
 	if failed != nil {
+		sh.note(s.Key, fmt.Sprintf("not shared: runs in this session (%v)", failed))
 		return sh.local(s)
 	}
 	dir := s.Dir
@@ -158,8 +187,10 @@ func (sh *sharer) start(s config.Server) (aggregator.Process, error) {
 		if first {
 			sh.log.Warnf("--share: %v: this session runs its servers itself (see README.md#many-sessions---share)", err)
 		}
+		sh.note(s.Key, fmt.Sprintf("not shared: runs in this session (%v)", err))
 		return sh.local(s)
 	}
+	sh.note(s.Key, fmt.Sprintf("shared: held by the holder (pid %d), with the sessions whose entry is the same (key %s)", c.HolderPid(), hd.EntryKey()[:8]))
 	sh.mu.Lock()
 	pid := c.HolderPid()
 	tell := pid != sh.told

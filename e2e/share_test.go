@@ -442,3 +442,27 @@ func TestShareSessionsStartingAtOnceMeetOneHolder(t *testing.T) {
 		t.Errorf("sessions name holders %v, want one", pids)
 	}
 }
+
+func TestShareCheckSaysWhetherEachServerIsShared(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	cfg := writeConfig(t, ts("a"))
+	check := func() string {
+		cmd := exec.Command(aggregatorBin, "--config", cfg, "--share", "--share-idle", w.idle, "--check")
+		cmd.Env = append(os.Environ(), quickRaceExit, "XDG_CACHE_HOME="+w.cache, "XDG_RUNTIME_DIR="+w.runtime)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("--check --share: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if out := check(); !regexp.MustCompile(`\n  a: shared: held by the holder \(pid \d+\)`).MatchString(out) {
+		t.Errorf("--check --share does not say a is shared:\n%s", out)
+	}
+	w.waitHolderGone()
+	dir := filepath.Join(w.runtime, "mcp-simple-aggregator")
+	os.Chmod(dir, 0o750)
+	if out := check(); !strings.Contains(out, "a: not shared: runs in this session (share: socket directory "+dir+": has mode 0750") {
+		t.Errorf("--check --share does not say why a is not shared:\n%s", out)
+	}
+	os.Chmod(dir, 0o700)
+}
