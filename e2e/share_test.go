@@ -466,3 +466,35 @@ func TestShareCheckSaysWhetherEachServerIsShared(t *testing.T) {
 	}
 	os.Chmod(dir, 0o700)
 }
+
+// --share-idle 2s: the server stays up 2 s after the last session (a
+// session within it finds it up), then it stops and the holder exits.
+func TestShareIdleLeavesNothingRunning(t *testing.T) {
+	w := newShareWorld(t, "2s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, ts("a", "-started-file", started))
+	s := w.start(cfg)
+	s.initialize("2025-06-18", `{}`)
+	s.result("tools/call", `{"name":"a:echo","arguments":{"text":"x"}}`)
+	s.closeAndWait()
+	ended := time.Now()
+	s2 := w.start(cfg) // within the idle time: the same process
+	s2.initialize("2025-06-18", `{}`)
+	s2.result("tools/call", `{"name":"a:echo","arguments":{"text":"x"}}`)
+	if time.Since(ended) < 2*time.Second {
+		if n := len(startedPids(t, started)); n != 1 {
+			t.Errorf("a session within the idle time started %d processes in all, want 1", n)
+		}
+	}
+	s2.closeAndWait()
+	last := time.Now()
+	w.waitHolderGone()
+	if took := time.Since(last); took < 2*time.Second {
+		t.Errorf("the holder exited %v after the last session, before the idle time (2s)", took)
+	}
+	for _, p := range startedPids(t, started) {
+		if alive(p) {
+			t.Errorf("server pid %d still runs after the holder exited", p)
+		}
+	}
+}

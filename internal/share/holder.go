@@ -138,16 +138,16 @@ func RunHolder(ctx context.Context, opts HolderOptions) error {
 	defer os.Remove(sock) // before the lock goes: under it
 	h := &holder{opts: opts, ln: ln, pools: map[string]*pool{}, done: make(chan struct{})}
 	h.started = sync.NewCond(&h.mu)
-	opts.Logf("holder pid %d listening on %s", os.Getpid(), sock)
+	opts.Logf("listening on %s", sock)
 	if opts.Ready != nil {
 		opts.Ready()
 	}
 	go h.accept()
 	select {
 	case <-h.done:
-		opts.Logf("holder pid %d holds nothing: exiting", os.Getpid())
+		opts.Logf("holds nothing: exiting")
 	case <-ctx.Done():
-		opts.Logf("holder pid %d stopping: %v", os.Getpid(), context.Cause(ctx))
+		opts.Logf("stopping: %v", context.Cause(ctx))
 	}
 	ln.Close()
 	h.stopAll()
