@@ -498,3 +498,33 @@ func TestShareIdleLeavesNothingRunning(t *testing.T) {
 		}
 	}
 }
+
+// A 2026-07-28 server (the TypeScript SDK v2's, modern only) is one
+// process for the entry, whatever the sessions declare: its state is per
+// request.
+func TestShareModernServerIsOneProcess(t *testing.T) {
+	requireInterop(t)
+	w := newShareWorld(t, "1s")
+	script, err := filepath.Abs(filepath.Join(interopDir, "era-server.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, server{key: "era", command: "node", args: []string{script, "--modern-only"}})
+	caps := []string{`{}`, `{"elicitation":{}}`, `{"sampling":{}}`}
+	for i, c := range caps {
+		s := w.start(cfg)
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + c + `}`
+		if m := s.call("server/discover", `{`+meta+`}`); m.Error != nil {
+			t.Fatalf("session %d: server/discover: %s", i, clip(m.line))
+		}
+		text := fmt.Sprintf("from session %d", i)
+		m := s.call("tools/call", `{`+meta+`,"name":"era:echo","arguments":{"text":"`+text+`"}}`)
+		if m.Error != nil || !strings.Contains(string(m.Result), text) {
+			t.Fatalf("session %d: era:echo: %s", i, clip(m.line))
+		}
+	}
+	log, _ := os.ReadFile(w.holderLog())
+	if n := strings.Count(string(log), "started for entry"); n != 1 {
+		t.Errorf("the holder started the modern server %d times, want once; its log:\n%s", n, log)
+	}
+}
