@@ -528,3 +528,44 @@ func TestShareModernServerIsOneProcess(t *testing.T) {
 		t.Errorf("the holder started the modern server %d times, want once; its log:\n%s", n, log)
 	}
 }
+
+// A session whose roots change leaves the shared process and is keyed by
+// its new roots; the others keep theirs.
+func TestShareRootsChangeMovesTheSession(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, ts("a", "-started-file", started))
+	const initParams = `{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"e2e","version":"1"}}`
+	one, two := `[{"uri":"file:///one"}]`, `[{"uri":"file:///two"}]`
+	a, b := w.start(cfg), w.start(cfg)
+	for _, s := range []*session{a, b} {
+		if m := callAnsweringRoots(s, "initialize", initParams, one); m.Error != nil {
+			t.Fatal(m.line)
+		}
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		if m := callAnsweringRoots(s, "tools/call", `{"name":"a:roots"}`, one); !strings.Contains(string(m.Result), "file:///one") {
+			t.Fatalf("roots: %s", m.line)
+		}
+	}
+	if n := len(startedPids(t, started)); n != 1 {
+		t.Fatalf("%d processes for one set of roots, want 1", n)
+	}
+	a.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	// Its next calls reach a process of its new roots (the first may
+	// still meet the old connection closing: it is answered with an error).
+	var m *msg
+	for try := 0; try < 3; try++ {
+		if m = callAnsweringRoots(a, "tools/call", `{"name":"a:roots"}`, two); m.Error == nil {
+			break
+		}
+	}
+	if m.Error != nil || !strings.Contains(string(m.Result), "file:///two") {
+		t.Fatalf("after its roots changed, a's server got %s, want its new roots", m.line)
+	}
+	if m := callAnsweringRoots(b, "tools/call", `{"name":"a:roots"}`, one); !strings.Contains(string(m.Result), "file:///one") {
+		t.Fatalf("b's roots: %s", m.line)
+	}
+	if n := len(startedPids(t, started)); n != 2 {
+		t.Errorf("%d processes, want 2 (one per set of roots)", n)
+	}
+}
