@@ -325,6 +325,15 @@ func (sh *Shared) initializeQuiet(s *Session, params []byte, wait time.Duration)
 
 // fromSession takes in a message of session s.
 func (sh *Shared) fromSession(s *Session, m *jsonrpc.Message) {
+	sh.mu.Lock()
+	gone := s.gone
+	sh.mu.Unlock()
+	if gone { // detached (its roots changed), its connection closing
+		if m.IsRequest() {
+			s.conn.ReplyError(m.ID, errObj(codeInternal, "this connection to the shared server is closing (its roots changed): try again"))
+		}
+		return
+	}
 	if !m.IsRequest() {
 		sh.sessionNotification(s, m)
 		return
@@ -384,6 +393,9 @@ func (sh *Shared) sessionNotification(s *Session, m *jsonrpc.Message) {
 			sh.finish(c)
 		}
 	case "notifications/roots/list_changed":
+		// Nothing more of it reaches this process, shared by sessions of
+		// its old roots: not even an answer to a roots/list in flight.
+		sh.detach(s)
 		s.close("its roots changed: it is keyed afresh", false)
 	default: // notifications/progress (of a server's request) and the rest
 		s.lane.Notify(m.Method, m.Params)
@@ -703,9 +715,13 @@ func (a *ask) Answered(resp *jsonrpc.Message, err error) {
 	if mine {
 		delete(a.sh.asks, jsonrpc.Key(a.serverID))
 	}
+	gone := a.s.gone
 	a.sh.mu.Unlock()
 	if !mine {
 		return
+	}
+	if gone && err == nil {
+		err = errors.New("it left this server")
 	}
 	if err != nil {
 		a.sh.conn.ReplyError(a.serverID, errObj(codeInternal, "the session asked ended: "+err.Error()))

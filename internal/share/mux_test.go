@@ -418,3 +418,35 @@ func TestMuxSessionEndCancelsItsCalls(t *testing.T) {
 		t.Fatalf("b after a ended: %s", ans.line)
 	}
 }
+
+// A session whose roots change is detached at once: its answer to a
+// roots/list in flight never reaches the shared server, nor do its
+// requests.
+func TestMuxRootsChangeDetachesAtOnce(t *testing.T) {
+	w := newMuxWorld(t)
+	a, sa := w.session("a")
+	b, _ := w.session("b")
+	w.initialized(a, b)
+	closed := make(chan string, 1)
+	sa.close = func(reason string, _ bool) { closed <- reason }
+	a.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"roots"}}`)
+	call := w.server.next()
+	w.server.send(`{"jsonrpc":"2.0","id":"r","method":"roots/list"}`)
+	ask := a.next()
+	a.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	if got := w.server.next(); got.Method != "notifications/cancelled" || string(member(t, got.Params, "requestId")) != string(call.ID) {
+		t.Fatalf("server got %s, want a's call cancelled", got.line)
+	}
+	if reason := <-closed; !strings.Contains(reason, "roots changed") {
+		t.Errorf("closed because %q", reason)
+	}
+	a.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"roots":[{"uri":"file:///new"}]}}`)
+	if got := w.server.next(); string(got.ID) != `"r"` || got.Error == nil {
+		t.Fatalf("server got %s, want an error for its roots/list, not a's new roots", got.line)
+	}
+	a.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`)
+	if ans := a.next(); string(ans.ID) != "3" || ans.Error == nil {
+		t.Fatalf("a's request after its roots changed: %s, want an error", ans.line)
+	}
+	b.quiet()
+}
