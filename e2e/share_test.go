@@ -95,6 +95,22 @@ func (w *shareWorld) waitHolderGone() {
 	}
 }
 
+// waitLog waits, within waitLimit, for the holder's log to hold text.
+func (w *shareWorld) waitLog(text string) {
+	w.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		log, _ := os.ReadFile(w.holderLog())
+		if strings.Contains(string(log), text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the holder's log lacks %s", text)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // startedPids reads a -started-file: the pid of each server started.
 func startedPids(t *testing.T, path string) []int {
 	t.Helper()
@@ -346,7 +362,7 @@ func callAnsweringRoots(s *session, method, params, roots string) *msg {
 func TestShareSessionsWithOtherRootsGetTheirOwn(t *testing.T) {
 	w := newShareWorld(t, "1s")
 	started := filepath.Join(t.TempDir(), "started")
-	cfg := writeConfig(t, ts("a", "-started-file", started))
+	cfg := writeConfig(t, ts("a", "-started-file", started, "-ask-on-init", "roots/list"))
 	rootsOf := []string{`[{"uri":"file:///one"}]`, `[{"uri":"file:///two"}]`, `[{"uri":"file:///one"}]`}
 	for i, roots := range rootsOf {
 		s := w.start(cfg)
@@ -362,6 +378,11 @@ func TestShareSessionsWithOtherRootsGetTheirOwn(t *testing.T) {
 	}
 	if n := len(startedPids(t, started)); n != 2 {
 		t.Errorf("%d processes for two sets of roots, want 2", n)
+	}
+	// Each process asked its roots as it was initialized, and got its
+	// session's.
+	for _, want := range []string{`asked roots/list on init: {"roots":[{"uri":"file:///one"}]}`, `asked roots/list on init: {"roots":[{"uri":"file:///two"}]}`} {
+		w.waitLog(want)
 	}
 }
 

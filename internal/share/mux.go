@@ -27,9 +27,11 @@ import (
 //     under its own token.
 //   - A request of the server (sampling, elicitation, roots) goes to the
 //     session its related-task meta or its progress token names, else to
-//     the one session with a call in flight; if that is not exactly one,
-//     the server gets an error and the log says why: never a guess. ping
-//     is answered here.
+//     the one session with a call in flight (or the only session attached);
+//     if that is not exactly one, the server gets an error and the log
+//     says why: never a guess. A roots/list is then answered with the
+//     roots every session here has, when the process is keyed by them
+//     (roots.go). ping is answered here.
 //   - notifications/*/list_changed go to every session;
 //     resources/subscribe and unsubscribe are counted per URI (the first
 //     subscribe and the last unsubscribe reach the server) and
@@ -63,6 +65,7 @@ type Shared struct {
 	subs     map[string][]*Session // URI -> the sessions subscribed
 	level    string                // the log level set at the server ("": none)
 	init     *initRecord           // the recorded initialize (nil: none sent yet)
+	roots    []byte                // the roots/list result of every session here, when keyed by it
 	seq      int                   // for progress tokens
 	ended    bool                  // the server ended: attach refused
 }
@@ -262,6 +265,14 @@ func (rec *initRecord) set(resp *jsonrpc.Message, err error) bool {
 	rec.answer, rec.err = resp, err
 	close(rec.done)
 	return err == nil && resp.Error == nil
+}
+
+// setRoots records the roots/list result every session attached has:
+// the process is keyed by it (roots.go).
+func (sh *Shared) setRoots(roots []byte) {
+	sh.mu.Lock()
+	sh.roots = roots
+	sh.mu.Unlock()
 }
 
 // initStarted reports whether an initialize was sent to the server.
@@ -657,10 +668,14 @@ func (sh *Shared) target(params []byte) (s *Session, why string) {
 			n++
 		}
 	}
-	switch n {
-	case 1:
+	switch {
+	case n == 1:
 		return one, ""
-	case 0:
+	case n == 0 && len(sh.sessions) == 1: // the only session here: no other it could be for
+		for s := range sh.sessions {
+			return s, ""
+		}
+	case n == 0:
 		return nil, "no session has a call in flight on this server"
 	}
 	return nil, fmt.Sprintf("%d sessions have calls in flight on this server, and it does not say for which it asks", n)
@@ -675,7 +690,13 @@ func (sh *Shared) serverRequest(m *jsonrpc.Message) {
 	}
 	sh.mu.Lock()
 	s, why := sh.target(m.Params)
+	roots := sh.roots
 	sh.mu.Unlock()
+	if s == nil && m.Method == "roots/list" && roots != nil {
+		// Every session here has these roots: it is keyed by them.
+		sh.conn.Reply(m.ID, roots)
+		return
+	}
 	if s == nil {
 		sh.logf("%s: its %s request answered with an error: %s (a shared server's request goes to one session, never a guess)", sh.name, m.Method, why)
 		sh.conn.ReplyError(m.ID, errObj(codeInternal, "mcp-simple-aggregator --share: cannot tell which session "+m.Method+" is for: "+why))

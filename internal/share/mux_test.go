@@ -450,3 +450,23 @@ func TestMuxRootsChangeDetachesAtOnce(t *testing.T) {
 	}
 	b.quiet()
 }
+
+// A process keyed by roots answers a roots/list that names no session
+// with the roots every session of it has.
+func TestMuxRootsListOfARootsKeyedProcess(t *testing.T) {
+	w := newMuxWorld(t)
+	a, _ := w.session("a")
+	b, _ := w.session("b")
+	w.initialized(a, b)
+	w.server.send(`{"jsonrpc":"2.0","id":"r1","method":"roots/list"}`)
+	if got := w.server.next(); got.Error == nil {
+		t.Fatalf("without roots recorded, two sessions, none in flight: got %s, want an error", got.line)
+	}
+	w.sh.setRoots([]byte(`{"roots":[{"uri":"file:///p"}]}`))
+	w.server.send(`{"jsonrpc":"2.0","id":"r2","method":"roots/list"}`)
+	if got := w.server.next(); string(got.ID) != `"r2"` || string(got.Result) != `{"roots":[{"uri":"file:///p"}]}` {
+		t.Fatalf("got %s, want the recorded roots", got.line)
+	}
+	a.quiet()
+	b.quiet()
+}

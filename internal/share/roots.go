@@ -1,6 +1,7 @@
 package share
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -124,7 +125,7 @@ func (p *peer) onInit(pr *proc) func(ok bool) {
 // its full key (state keying).
 func (p *peer) keyRooted(r *rooted) {
 	h := p.h
-	key := p.rootsKey(r)
+	key, roots := p.rootsKey(r)
 	pr, fresh, err := p.rootedProc(key, r.base)
 	p.mu.Lock()
 	if err != nil {
@@ -134,6 +135,9 @@ func (p *peer) keyRooted(r *rooted) {
 	}
 	p.attach(pr)
 	p.mu.Unlock()
+	if fresh {
+		pr.sh.setRoots(roots)
+	}
 	if fresh && !pr.sh.initializeQuiet(p.s, r.params, h.opts.RootsWait*6) {
 		h.mu.Lock()
 		h.drop(pr)
@@ -149,13 +153,17 @@ func (p *peer) keyRooted(r *rooted) {
 
 // rootsKey asks the session's roots: its full key, or one of its own
 // when it does not answer (logged).
-func (p *peer) rootsKey(r *rooted) string {
+// roots is the session's answer (a result) when it is one.
+func (p *peer) rootsKey(r *rooted) (key string, roots []byte) {
 	answer, err := p.askRoots()
 	if err != nil {
 		p.h.opts.Logf("%s: server %q: a process of its own: its roots: %v", p.s.name, p.hd.Key, err)
-		return p.aloneKey(r.base)
+		return p.aloneKey(r.base), nil
 	}
-	return fullKey(r.base, answer)
+	if !bytes.HasPrefix(answer, []byte("error:")) {
+		roots = answer
+	}
+	return fullKey(r.base, answer), roots
 }
 
 // rootedProc is the process of key: the one that has it (fresh false),
@@ -182,13 +190,14 @@ func (p *peer) rootedProc(key, base string) (pr *proc, fresh bool, err error) {
 // rekey keys pr, the process of a session's own, by the session's roots
 // once known, for later sessions with the same roots to join.
 func (p *peer) rekey(pr *proc, r *rooted) {
-	key := p.rootsKey(r)
+	key, roots := p.rootsKey(r)
 	h := p.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if pr.gone || p.pl.byInit[key] != nil {
 		return
 	}
+	pr.sh.setRoots(roots)
 	delete(p.pl.byInit, pr.initKey)
 	pr.initKey = key
 	p.pl.byInit[key] = pr
