@@ -65,7 +65,7 @@ func Dial(opts DialOptions) (*Client, error) {
 		opts.ReplayWait = 60 * time.Second
 	}
 	opts.Header.V = HeaderVersion
-	c := &Client{opts: opts, done: make(chan struct{}), inflight: map[string][]byte{}, replays: map[string]chan *jsonrpc.Message{}, subs: map[string][]byte{}}
+	c := &Client{opts: opts, done: make(chan struct{}), inflight: map[string]flight{}, replays: map[string]chan *jsonrpc.Message{}, subs: map[string][]byte{}}
 	c.outR, c.outW = io.Pipe()
 	b, err := c.connect()
 	if err != nil {
@@ -90,7 +90,7 @@ type Client struct {
 
 	mu       sync.Mutex                       // protects the fields below
 	cur      *backend                         // nil: ended, connect on the next write
-	inflight map[string][]byte                // the aggregator's requests in flight: key -> raw id
+	inflight map[string]flight                // the aggregator's requests in flight, by the key of the id
 	replays  map[string]chan *jsonrpc.Message // replayed requests: key of the id -> where the answer goes
 	asked    map[string]bool                  // the server's requests of this backend (by key of id)
 	initReq  []byte                           // the aggregator's initialize line
@@ -105,6 +105,13 @@ type Client struct {
 	stopping bool
 }
 
+// flight is a request of the aggregator in flight: its id, and the
+// backend it went to (whose end fails it).
+type flight struct {
+	id []byte
+	b  *backend
+}
+
 // backend is one connection to the holder, or a server run locally.
 type backend struct {
 	r     io.Reader
@@ -112,6 +119,9 @@ type backend struct {
 	close func()
 	pid   int // the holder's
 	local stdio.Started
+	// Under Client.mu: leaving, the client left it (its roots changed);
+	// over, it ended and what was in flight on it was answered.
+	leaving, over bool
 }
 
 // HolderPid is the pid of the holder the client is connected to, 0 when none.
@@ -210,10 +220,14 @@ func (c *Client) read(b *backend) {
 		c.cur = nil
 	}
 	stopping := c.stopping
+	leaving := b.leaving
+	b.over = true
 	var owed [][]byte
-	for k, id := range c.inflight {
-		owed = append(owed, id)
-		delete(c.inflight, k)
+	for k, f := range c.inflight {
+		if f.b == b {
+			owed = append(owed, f.id)
+			delete(c.inflight, k)
+		}
 	}
 	for k, ch := range c.replays {
 		close(ch)
@@ -230,6 +244,8 @@ func (c *Client) read(b *backend) {
 		return
 	case ended != nil:
 		why = "the holder closed the connection: " + ended.Reason
+	case leaving:
+		why = "the session's roots changed: it left the process it shared"
 	case b.local != nil:
 		why = "the server ended"
 		c.end(fmt.Errorf("server %q: %s", c.opts.Header.Key, b.local.Err()))
@@ -237,7 +253,7 @@ func (c *Client) read(b *backend) {
 	case rerr != nil && rerr != io.EOF:
 		why += ": " + rerr.Error()
 	}
-	if ended == nil {
+	if ended == nil && !leaving {
 		c.opts.Logf("server %q: %s (pid %d); connecting anew on the next request", c.opts.Header.Key, why, b.pid)
 	}
 	for _, id := range owed {
@@ -256,7 +272,9 @@ func (c *Client) fromServer(b *backend, line []byte) *closing {
 			c.mu.Lock()
 			ch, replayed := c.replays[k]
 			delete(c.replays, k)
-			delete(c.inflight, k)
+			if c.inflight[k].b == b {
+				delete(c.inflight, k)
+			}
 			if k == c.probeID && m.Error == nil {
 				if _, ok := jsonrpc.Member(m.Result, "supportedVersions"); ok {
 					c.modern = true
@@ -313,7 +331,6 @@ func (c *Client) write(line []byte) error {
 			}
 			delete(c.asked, jsonrpc.Key(m.ID))
 		case m.IsRequest():
-			c.inflight[jsonrpc.Key(m.ID)] = clone(m.ID)
 			switch m.Method {
 			case "initialize":
 				c.initReq = clone(line)
@@ -333,31 +350,58 @@ func (c *Client) write(line []byte) error {
 			}
 		case m.Method == "notifications/initialized":
 			c.inited = true
+		case m.Method == "notifications/roots/list_changed":
+			// Its roots changed: the process it shares is keyed by the old
+			// ones. It leaves it: the next line connects anew, keyed by
+			// the new roots (the holder asks them). What it had in flight
+			// gets an error.
+			b := c.cur
+			if b != nil && b.pid != 0 {
+				b.leaving = true
+				c.cur = nil
+				c.mu.Unlock()
+				b.close()
+				return nil
+			}
 		case m.Method == "notifications/cancelled":
 			id, _ := jsonrpc.Member(m.Params, "requestId")
 			delete(c.inflight, jsonrpc.Key(id))
 		}
 	}
-	b := c.cur
 	c.mu.Unlock()
-	if b == nil {
-		var err error
-		if b, err = c.reconnect(); err != nil {
-			c.mu.Lock()
-			if perr == nil && m.IsRequest() {
-				delete(c.inflight, jsonrpc.Key(m.ID))
+	var b *backend
+	for try := 0; ; try++ {
+		c.mu.Lock()
+		b = c.cur
+		c.mu.Unlock()
+		if b == nil {
+			var err error
+			if try == 3 {
+				err = errors.New("the connection ended at once, three times")
+			} else {
+				b, err = c.reconnect()
 			}
-			c.mu.Unlock()
-			if perr == nil && m.IsRequest() {
-				c.outW.Write(jsonrpc.AppendError(nil, m.ID, errObj(codeInternal, "the holder of shared servers ended, and the server could not be reached again: "+err.Error())))
+			if err != nil {
+				if perr == nil && m.IsRequest() {
+					c.outW.Write(jsonrpc.AppendError(nil, m.ID, errObj(codeInternal, "the holder of shared servers ended, and the server could not be reached again: "+err.Error())))
+				}
+				return nil
 			}
-			return nil
 		}
+		c.mu.Lock()
+		if b.over { // it ended meanwhile, its debts paid: connect anew
+			c.mu.Unlock()
+			continue
+		}
+		if perr == nil && m.IsRequest() {
+			c.inflight[jsonrpc.Key(m.ID)] = flight{clone(m.ID), b}
+		}
+		c.mu.Unlock()
+		break
 	}
-	_, err := b.w.Write(line)
-	if err != nil { // the reader sees the end and answers what is owed
-		return nil
-	}
+	// A failed write is the backend's end: its reader answers what is
+	// owed, this request too.
+	b.w.Write(line)
 	return nil
 }
 

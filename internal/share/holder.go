@@ -213,6 +213,19 @@ func (pl *pool) all() []*proc {
 	return out
 }
 
+// ended reports whether pr's process has ended (its end may not be
+// handled yet).
+func (pr *proc) ended() bool {
+	select {
+	case <-pr.p.Done():
+		return true
+	case <-pr.sh.conn.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 // start starts a process for pool pl as header hd asks.
 func (h *holder) start(pl *pool, hd *Header) (*proc, error) {
 	p, err := h.opts.Start(hd)
@@ -574,6 +587,7 @@ func (p *peer) probed(pr *proc, id []byte, resp *jsonrpc.Message, err error) {
 	if err != nil { // the server ended on it: a legacy server that exits on an unknown method
 		h.mu.Lock()
 		p.pl.era = eraLegacy
+		h.drop(pr) // no session may take it meanwhile
 		h.mu.Unlock()
 		p.s.close("the server ended on server/discover", true)
 		return
@@ -721,7 +735,7 @@ func (p *peer) initProc(key string) (*proc, error) {
 		// need it (it keys it; the other finds it under its key if it
 		// has the same).
 		for pr := range p.pl.unkeyed {
-			if !pr.gone && !pr.probing && !pr.sh.initStarted() {
+			if !pr.gone && !pr.probing && !pr.ended() && !pr.sh.initStarted() {
 				pr.initKey = key
 				p.pl.byInit[key] = pr
 				h.keyed(pr)
