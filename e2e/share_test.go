@@ -586,3 +586,38 @@ func TestShareRootsChangeMovesTheSession(t *testing.T) {
 		t.Errorf("%d processes, want 2 (one per set of roots)", n)
 	}
 }
+
+// When the holder dies and no new one can be reached (here: the socket
+// directory became open to others), the session runs the server itself,
+// says so once, and its calls work again.
+func TestShareHolderGoneAndNoneToReachRunsTheServerHere(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, ts("a", "-started-file", started))
+	s := w.start(cfg)
+	s.initialize("2025-06-18", `{}`)
+	s.result("tools/call", `{"name":"a:echo","arguments":{"text":"before"}}`)
+	holders := w.holderPids()
+	if len(holders) != 1 {
+		t.Fatalf("holders %v", holders)
+	}
+	dir := filepath.Join(w.runtime, "mcp-simple-aggregator")
+	os.Chmod(dir, 0o755)
+	defer os.Chmod(dir, 0o700)
+	pr, _ := os.FindProcess(holders[0])
+	pr.Kill()
+	s.waitStderr("the holder of shared servers ended")
+	for i := 0; i < 2; i++ {
+		if got := toolText(t, s.result("tools/call", `{"name":"a:echo","arguments":{"text":"after"}}`)); !strings.Contains(got, "after") {
+			t.Fatalf("after the holder died: %q", got)
+		}
+	}
+	s.waitStderr("running it in this session")
+	if n := strings.Count(s.stderrText(), "running it in this session"); n != 1 {
+		t.Errorf("said %d times that it runs the server itself, want once", n)
+	}
+	if n := len(startedPids(t, started)); n != 2 {
+		t.Errorf("%d processes started, want 2 (the holder's, then the session's own)", n)
+	}
+	os.Remove(w.sock()) // a holder killed leaves it; the next one would remove it, under the lock
+}
