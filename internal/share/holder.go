@@ -440,10 +440,16 @@ const (
 	attached                  // messages go to pr.sh
 )
 
-// handle takes in a message of the session.
+// handle takes in a message of the session. Before the session is
+// attached, a message may be kept past the call (waiting, or taken in on
+// another goroutine): it is copied then, as jsonrpc does not promise
+// that a message's bytes outlive its Handle call.
 func (p *peer) handle(m *jsonrpc.Message) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.state != attached {
+		m = &jsonrpc.Message{ID: clone(m.ID), Method: m.Method, Params: clone(m.Params)}
+	}
 	p.dispatch(m)
 }
 
