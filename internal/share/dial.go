@@ -393,16 +393,36 @@ func (c *Client) write(line []byte) error {
 			c.mu.Unlock()
 			continue
 		}
+		var key string
 		if perr == nil && m.IsRequest() {
-			c.inflight[jsonrpc.Key(m.ID)] = flight{clone(m.ID), b}
+			key = jsonrpc.Key(m.ID)
+			c.inflight[key] = flight{clone(m.ID), b}
 		}
 		c.mu.Unlock()
-		break
+		if _, err := b.w.Write(line); err == nil {
+			return nil
+		}
+		// The connection has ended: the line did not reach the holder.
+		// Unless the backend's reader has answered it already, it goes
+		// again, on a new connection.
+		c.mu.Lock()
+		again := true
+		if key != "" {
+			f, ok := c.inflight[key]
+			again = ok && f.b == b
+			if again {
+				delete(c.inflight, key)
+			}
+		}
+		if c.cur == b {
+			c.cur = nil
+		}
+		c.mu.Unlock()
+		b.close()
+		if !again {
+			return nil
+		}
 	}
-	// A failed write is the backend's end: its reader answers what is
-	// owed, this request too.
-	b.w.Write(line)
-	return nil
 }
 
 // reconnect connects anew (or starts the server here) and replays what

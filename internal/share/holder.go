@@ -67,11 +67,12 @@ type holder struct {
 	// order: peer.mu, then holder.mu, then Shared.mu; none is held while
 	// waiting for a peer.
 	mu    sync.Mutex
-	pools map[string]*pool // by entry key; kept for the holder's life (a pool without processes is small, and knows its server's era)
-	conns int              // open connections
-	procs int              // server processes up
-	done  chan struct{}    // closed when it holds nothing
-	idle  time.Duration    // the longest idle time a session asked for
+	pools map[string]*pool  // by entry key; kept for the holder's life (a pool without processes is small, and knows its server's era)
+	conns int               // open connections
+	open  map[net.Conn]bool // them
+	procs int               // server processes up
+	done  chan struct{}     // closed when it holds nothing
+	idle  time.Duration     // the longest idle time a session asked for
 	// started is signalled (on mu) when a process started as a session
 	// connected is in its pool (pool.starting).
 	started *sync.Cond
@@ -136,7 +137,7 @@ func RunHolder(ctx context.Context, opts HolderOptions) error {
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	defer os.Remove(sock) // before the lock goes: under it
-	h := &holder{opts: opts, ln: ln, pools: map[string]*pool{}, done: make(chan struct{})}
+	h := &holder{opts: opts, ln: ln, pools: map[string]*pool{}, done: make(chan struct{}), open: map[net.Conn]bool{}}
 	h.started = sync.NewCond(&h.mu)
 	opts.Logf("listening on %s", sock)
 	if opts.Ready != nil {
@@ -150,6 +151,14 @@ func RunHolder(ctx context.Context, opts HolderOptions) error {
 		opts.Logf("stopping: %v", context.Cause(ctx))
 	}
 	ln.Close()
+	// Sessions first, with no closing word: to them the holder ended, and
+	// they connect anew (to a new holder) on their next request, rather
+	// than taking the servers' stop for their end.
+	h.mu.Lock()
+	for nc := range h.open {
+		nc.Close()
+	}
+	h.mu.Unlock()
 	h.stopAll()
 	return nil
 }
@@ -162,6 +171,7 @@ func (h *holder) accept() {
 		}
 		h.mu.Lock()
 		h.conns++
+		h.open[c] = true
 		h.mu.Unlock()
 		go h.serve(c)
 	}
@@ -354,6 +364,7 @@ func (h *holder) serve(nc net.Conn) {
 	defer func() {
 		nc.Close()
 		h.mu.Lock()
+		delete(h.open, nc)
 		h.conns--
 		h.checkEmpty()
 		h.mu.Unlock()
