@@ -52,7 +52,7 @@ func runHolder(dir string) int {
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	logFile, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		logFile = os.Stderr
+		logFile = os.Stderr // the session gave it its log file as stderr, if it could
 	}
 	log := aggregator.NewLogger(logFile, fmt.Sprintf("mcp-simple-aggregator holder %d: ", os.Getpid()), false)
 	defer log.Flush(time.Second)
@@ -211,5 +211,13 @@ func (sh *sharer) spawn() error {
 	}
 	cmd := exec.Command(exe, holderMode, sh.dir)
 	cmd.Dir = "/"
+	// Its stderr is its log, too: what the runtime writes (a panic, a
+	// race report) is not lost.
+	path := holderLogPath()
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+		defer f.Close()
+		cmd.Stderr = f
+	}
 	return share.SpawnHolder(cmd, 10*time.Second)
 }

@@ -38,6 +38,9 @@ func newShareWorld(t *testing.T, idle string) *shareWorld {
 	t.Cleanup(func() { // after every session's (cleanups run last first)
 		w.waitHolderGone()
 		os.RemoveAll(runtime)
+		if log, _ := os.ReadFile(w.holderLog()); strings.Contains(string(log), "DATA RACE") || strings.Contains(string(log), "panic:") {
+			t.Errorf("the holder raced or panicked: see its log")
+		}
 		if t.Failed() {
 			log, _ := os.ReadFile(w.holderLog())
 			t.Logf("holder log:\n%s", log)

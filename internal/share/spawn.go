@@ -18,8 +18,9 @@ const (
 )
 
 // SpawnHolder starts cmd (this binary in holder mode) detached from the
-// session: its own session and process group, stdin and stderr not the
-// session's, and its stdout a pipe on which it says ReadyLine or
+// session: its own session and process group, no stdin, its stderr what
+// the caller set (its log file, where a panic would be seen, or nothing),
+// and its stdout a pipe on which it says ReadyLine or
 // RunningLine. It returns once one of them is read (the event, not a
 // guess), or with an error when the holder ended without either, or
 // within wait.
@@ -32,7 +33,7 @@ func SpawnHolder(cmd *exec.Cmd, wait time.Duration) error {
 		return err
 	}
 	defer r.Close()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, w, nil
+	cmd.Stdin, cmd.Stdout = nil, w // cmd.Stderr as the caller set it: not the session's
 	cmd.SysProcAttr = detached()
 	err = cmd.Start()
 	w.Close()
