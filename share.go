@@ -154,9 +154,13 @@ func (sh *sharer) start(s config.Server) (aggregator.Process, error) {
 		sh.note(s.Key, fmt.Sprintf("not shared: runs in this session (%v)", failed))
 		return sh.local(s)
 	}
+	// The holder runs in "/": the server's directory is made absolute here,
+	// as this session would have resolved it.
 	dir := s.Dir
 	if dir == "" {
 		dir, _ = os.Getwd()
+	} else if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
 	// The key holds the env the entry sets, not the chain of configs
 	// above (ChainEnv): sessions of other config files share too, and a
