@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -623,4 +624,41 @@ func TestShareHolderGoneAndNoneToReachRunsTheServerHere(t *testing.T) {
 		t.Errorf("%d processes started, want 2 (the holder's, then the session's own)", n)
 	}
 	os.Remove(w.sock()) // a holder killed leaves it; the next one would remove it, under the lock
+}
+
+// A config edit moves only the changed entry: its session gets a process
+// of the new entry; the other session keeps the old one, and so does the
+// unchanged entry.
+func TestShareReloadMovesOnlyTheChangedEntry(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := filepath.Join(t.TempDir(), "started")
+	a1 := ts("a", "-started-file", started)
+	a1.env = map[string]string{"V": "first-value-x"}
+	b := ts("b", "-started-file", started)
+	cfg := writeConfig(t, a1, b)
+	s1, s2 := w.start(cfg, "--reload-poll", "0", "--debug"), w.start(writeConfig(t, a1, b))
+	for _, s := range []*session{s1, s2} {
+		s.initialize("2025-11-25", `{}`)
+		s.tools()
+	}
+	a2 := a1
+	a2.env = map[string]string{"V": "second-value-x"}
+	rewrite(t, cfg, a2, b)
+	if err := s1.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	s1.reloaded(1)
+	for i, want := range map[*session]string{s1: "second-value-x", s2: "first-value-x"} {
+		if got := toolText(t, i.result("tools/call", `{"name":"a:env","arguments":{"name":"V"}}`)); got != want {
+			t.Errorf("V is %q, want %q", got, want)
+		}
+	}
+	counts := map[string]int{}
+	data, _ := os.ReadFile(started)
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		counts[strings.Fields(line)[0]]++
+	}
+	if counts["a"] != 2 || counts["b"] != 1 {
+		t.Errorf("processes started %v, want a twice (old and new entry), b once", counts)
+	}
 }
