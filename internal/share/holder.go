@@ -247,7 +247,7 @@ func (h *holder) start(pl *pool, hd *Header) (*proc, error) {
 		pr.pid = strconv.Itoa(pider.Pid())
 	}
 	name := fmt.Sprintf("server %q (pid %s)", hd.Key, pr.pid)
-	pr.sh = newShared(name, false, h.opts.Logf)
+	pr.sh = newShared(name, h.opts.Logf)
 	pr.sh.conn = jsonrpc.NewConn(p.Stdout(), p.Stdin(), pr.sh.serverOptions())
 	h.mu.Lock()
 	h.procs++
@@ -437,8 +437,7 @@ type peer struct {
 	pending []*jsonrpc.Message // arrived while a process is picked
 	pr      *proc              // the process it uses (attached, or probing)
 	probeID []byte             // the server-side id of its server/discover probe
-	closed  bool
-	rooted  *rooted // a session that declared roots, keyed by them once known
+	rooted  *rooted            // a session that declared roots, keyed by them once known
 }
 
 type peerState int
@@ -621,7 +620,6 @@ func (p *peer) probed(pr *proc, id []byte, resp *jsonrpc.Message, err error) {
 			pr = p.pl.modern
 			h.use(pr, p.hd.Idle())
 		}
-		pr.sh.modern = true
 		h.mu.Unlock()
 		p.s.conn.Write(jsonrpc.AppendAnswer(nil, id, resp))
 		p.attach(pr)
@@ -670,7 +668,6 @@ func (p *peer) modernProc(held *proc) (*proc, error) {
 	} else {
 		p.pl.modern = pr
 		h.keyed(pr)
-		pr.sh.modern = true
 	}
 	h.mu.Unlock()
 	return pr, nil
@@ -846,7 +843,6 @@ func (p *peer) close(reason string, serverEnded bool) {
 func (p *peer) end() {
 	p.mu.Lock()
 	pr := p.pr
-	p.closed = true
 	p.mu.Unlock()
 	if pr != nil && p.s != nil {
 		pr.sh.detach(p.s) // nothing when it was not attached

@@ -50,10 +50,9 @@ import (
 //
 // Results and errors pass byte for byte.
 type Shared struct {
-	conn   *jsonrpc.Conn // to the server
-	modern bool          // a 2026-07-28 server: no initialize
-	logf   func(format string, args ...any)
-	name   string // for the log: the server's key and pid
+	conn *jsonrpc.Conn // to the server
+	logf func(format string, args ...any)
+	name string // for the log: the server's key and pid
 
 	mu       sync.Mutex            // protects the fields below, and each Session's marked so
 	sessions map[*Session]bool     // attached
@@ -151,19 +150,18 @@ func clone(b []byte) []byte {
 	return bytes.Clone(b)
 }
 
-// NewShared makes the mux of a server reached through conn, which the
-// caller runs, with Handle and Cancelled set to (*Shared).FromServer and
-// (*Shared).CancelledAtServer. modern: it speaks 2026-07-28.
-func newShared(name string, modern bool, logf func(string, ...any)) *Shared {
+// newShared makes the mux of a server; the caller sets its conn, made
+// with serverOptions, and runs it. name is for the log.
+func newShared(name string, logf func(string, ...any)) *Shared {
 	return &Shared{
-		name: name, modern: modern, logf: logf,
+		name: name, logf: logf,
 		sessions: map[*Session]bool{}, calls: map[string]*call{}, tokens: map[string]*call{},
 		asks: map[string]*ask{}, tasks: map[string]*Session{}, elicits: map[string]*Session{},
 		subs: map[string][]*Session{},
 	}
 }
 
-// ServerOptions are the hooks of the server's connection.
+// serverOptions are the hooks of the server's connection.
 func (sh *Shared) serverOptions() jsonrpc.Options {
 	return jsonrpc.Options{
 		Queue:     true,
@@ -176,7 +174,7 @@ func (sh *Shared) serverOptions() jsonrpc.Options {
 	}
 }
 
-// SessionOptions are the hooks of a session's connection.
+// sessionOptions are the hooks of a session's connection.
 func sessionOptions(handle func(*jsonrpc.Message)) jsonrpc.Options {
 	return jsonrpc.Options{
 		Queue:  true,

@@ -100,7 +100,7 @@ type muxWorld struct {
 func newMuxWorld(t *testing.T) *muxWorld {
 	w := &muxWorld{t: t, logs: make(chan string, 100)}
 	holderEnd, serverEnd := net.Pipe()
-	w.sh = newShared("server \"x\"", false, func(f string, a ...any) {
+	w.sh = newShared("server \"x\"", func(f string, a ...any) {
 		select {
 		case w.logs <- fmt.Sprintf(f, a...):
 		default:
