@@ -470,3 +470,40 @@ func TestMuxRootsListOfARootsKeyedProcess(t *testing.T) {
 	a.quiet()
 	b.quiet()
 }
+
+// A server's request names its session by its related task; a URL
+// elicitation's completion goes to the session asked; a server's cancel of
+// its request reaches the session asked, under that session's id.
+func TestMuxRelatedTaskElicitationAndServerCancel(t *testing.T) {
+	w := newMuxWorld(t)
+	a, _ := w.session("a")
+	b, _ := w.session("b")
+	w.initialized(a, b)
+	// b's task T9.
+	b.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"long","task":{}}}`)
+	got := w.server.next()
+	w.server.send(`{"jsonrpc":"2.0","id":` + string(got.ID) + `,"result":{"task":{"taskId":"T9","status":"working"}}}`)
+	b.next()
+	// Both sessions have calls in flight, but the request names b's task.
+	a.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow"}}`)
+	b.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow"}}`)
+	w.server.next()
+	w.server.next()
+	w.server.send(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"url","elicitationId":"E1","url":"https://x","message":"m","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"T9"}}}}`)
+	ask := b.next()
+	if ask.Method != "elicitation/create" {
+		t.Fatalf("b got %s, want the elicitation of its task", ask.line)
+	}
+	a.quiet()
+	// The server takes it back: b is told under its own id.
+	w.server.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"e1","reason":"timeout"}}`)
+	if got := b.next(); got.Method != "notifications/cancelled" || string(member(t, got.Params, "requestId")) != string(ask.ID) {
+		t.Fatalf("b got %s, want the cancel of %s", got.line, ask.ID)
+	}
+	w.server.send(`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"E1"}}`)
+	if got := b.next(); got.Method != "notifications/elicitation/complete" {
+		t.Fatalf("b got %s", got.line)
+	}
+	a.quiet()
+	b.quiet()
+}
