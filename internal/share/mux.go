@@ -46,7 +46,8 @@ import (
 //     tasks/get, tasks/result, tasks/cancel of any other task fail with
 //     -32602 as unknown.
 //   - A session that ends: its requests in flight are cancelled at the
-//     server, its subscriptions released, its tasks forgotten.
+//     server, its subscriptions released, its tasks forgotten, and the
+//     server's log level is the most verbose of those left.
 //
 // Results and errors pass byte for byte.
 type Shared struct {
@@ -844,6 +845,21 @@ func (sh *Shared) detach(s *Session) {
 	}
 	s.gone = true
 	delete(sh.sessions, s)
+	// The level it asked for may have been the most verbose: the server
+	// gets the most verbose of those left, if any asked.
+	level := ""
+	if s.level >= 0 && sh.level != "" {
+		most := -1
+		for o := range sh.sessions {
+			if o.level >= 0 && (most < 0 || o.level < most) {
+				most = o.level
+			}
+		}
+		if most >= 0 && logLevels[most] != sh.level {
+			level = logLevels[most]
+			sh.level = level
+		}
+	}
 	var cancel []*call
 	for _, c := range s.inflight {
 		cancel = append(cancel, c)
@@ -880,6 +896,10 @@ func (sh *Shared) detach(s *Session) {
 		if id != nil && s.lane.Cancel(id, errors.New("the session ended")) {
 			sh.finish(c)
 		}
+	}
+	if level != "" {
+		params := jsonrpc.AppendString([]byte(`{"level":`), level)
+		sh.conn.Go("logging/setLevel", append(params, '}'), func(*jsonrpc.Message, error) {})
 	}
 	for _, uri := range release {
 		params := jsonrpc.AppendString([]byte(`{"uri":`), uri)

@@ -397,6 +397,11 @@ func TestMuxLogLevels(t *testing.T) {
 	if got := b.next(); got.Method != "notifications/message" {
 		t.Fatalf("b got %s", got.line)
 	}
+	// a leaves: the server gets b's level back.
+	a.c.Close()
+	if got := w.server.next(); got.Method != "logging/setLevel" || string(member(t, got.Params, "level")) != `"error"` {
+		t.Fatalf("server got %s, want the level of the session left", got.line)
+	}
 }
 
 func TestMuxSessionEndCancelsItsCalls(t *testing.T) {
