@@ -177,6 +177,18 @@ func TestShareFiveSessionsOneProcessPerServer(t *testing.T) {
 			t.Errorf("server pid %d still runs after the holder's idle time", p)
 		}
 	}
+
+	// Without --share: five of each.
+	alone := filepath.Join(t.TempDir(), "started")
+	cfg = writeConfig(t, ts("a", "-started-file", alone), ts("b", "-started-file", alone))
+	for i := 0; i < 5; i++ {
+		s := start(t, "--config", cfg)
+		s.initialize("2025-06-18", `{}`)
+		s.startServers()
+	}
+	if n := len(startedPids(t, alone)); n != 10 {
+		t.Errorf("without --share, 5 sessions of 2 servers started %d processes, want 10", n)
+	}
 }
 
 // callAnswering calls tool on session s and answers every sampling

@@ -178,7 +178,7 @@ func (cl *client) next() map[string]json.RawMessage {
 	}
 }
 
-func TestHolderSharesOneProcessAndSurvivesNothingElse(t *testing.T) {
+func TestHolderSharesOneProcess(t *testing.T) {
 	w := newHolderWorld(t)
 	a, b := w.dial("a"), w.dial("b")
 	for i, cl := range []*client{a, b} {
