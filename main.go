@@ -31,6 +31,10 @@
 //	                         prefix (default: up to 16 characters)
 //	--no-memory              remember nothing between sessions: every start
 //	                         is a fresh one (see README.md#what-is-remembered)
+//	--share                  share one process per server among the sessions
+//	                         whose entries are the same (see README.md#many-sessions---share)
+//	--share-idle DUR         how long a shared server stays up after its last
+//	                         session (default 5m)
 //	--check                  start every server, print what it offers, stop,
 //	                         exit 0 if all started and 1 otherwise
 //	--debug                  log debugging details to stderr
@@ -57,6 +61,7 @@ import (
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/aggregator"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/internal/share"
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/stdio"
 )
 
@@ -114,6 +119,11 @@ Flags:
                          client's limit with its prefix (default: 16 characters)
   --no-memory            remember nothing between sessions (what each server
                          declared and listed): every start is a fresh one
+  --share                share one process per server among this user's
+                         sessions whose entries are the same, through a
+                         holder process (README.md#many-sessions---share)
+  --share-idle DUR       how long a shared server stays up after its last
+                         session (default 5m)
   --check                start every server, print what it offers, stop; exit 0
                          if all started, 1 otherwise
   --debug                log debugging details to stderr
@@ -145,6 +155,9 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == watchdogMode {
 		stdio.RunWatchdog(os.Stdin)
 		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == holderMode {
+		os.Exit(runHolder(os.Args[2]))
 	}
 	// A client that goes away closes our stdout and stderr: writes to them
 	// must fail with EPIPE rather than kill the process before it has
@@ -198,6 +211,8 @@ type flags struct {
 	maxMessage, serverNameLen   int
 	check, debug, showVersion   bool
 	strictNames, noMemory       bool
+	share                       bool
+	shareIdle                   time.Duration
 }
 
 // parseFlags reads and checks the command line; usage goes to stdout for
@@ -236,7 +251,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
 // newFlagSet defines the flags into f; valueErr receives the error of a
 // flag value that does not parse, in our own words.
 func newFlagSet() (*flags, *flag.FlagSet, *error) {
-	f := &flags{startupTimeout: 30 * time.Second, reloadPoll: defaultReloadPoll, maxMessage: defaultMaxMessage,
+	f := &flags{startupTimeout: 30 * time.Second, reloadPoll: defaultReloadPoll, maxMessage: defaultMaxMessage, shareIdle: defaultShareIdle,
 		probeTimeout: aggregator.DefaultProbeTimeout, inputTimeout: aggregator.DefaultInputTimeout}
 	valueErr := new(error)
 	fs := flag.NewFlagSet("mcp-simple-aggregator", flag.ContinueOnError)
@@ -247,6 +262,7 @@ func newFlagSet() (*flags, *flag.FlagSet, *error) {
 	fs.BoolVar(&f.strictNames, "strict-names", false, "")
 	fs.BoolVar(&f.check, "check", false, "")
 	fs.BoolVar(&f.noMemory, "no-memory", false, "")
+	fs.BoolVar(&f.share, "share", false, "")
 	fs.BoolVar(&f.debug, "debug", false, "")
 	fs.BoolVar(&f.showVersion, "version", false, "")
 	value := func(name string, parse func(string) error) {
@@ -276,6 +292,10 @@ func newFlagSet() (*flags, *flag.FlagSet, *error) {
 	})
 	value("max-message-size", func(v string) (err error) {
 		f.maxMessage, err = parseSize(v)
+		return err
+	})
+	value("share-idle", func(v string) (err error) {
+		f.shareIdle, err = parseTimeout(v)
 		return err
 	})
 	value("registered-as", func(v string) (err error) {
@@ -354,6 +374,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	stdin, stdout, restore := clientPipes(stdin, stdout)
 	defer restore()
+	start, sharer := starter(f, chain, log, watchdog)
 	agg := aggregator.New(aggregator.Options{
 		Name:           f.name,
 		Version:        programVersion(),
@@ -368,11 +389,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Skipped:        cfg.Skipped,
 		Compound:       cfg.Compound,
 		Log:            log,
-		Start:          serverStarter(chain, log, watchdog),
+		Start:          start,
 		Memory:         newFileMemory(log, f.noMemory),
 	})
 	if f.check {
-		if !agg.Check(ctx, stdout) {
+		ok := agg.Check(ctx, stdout)
+		if sharer != nil {
+			sharer.report(stdout, cfg.Servers)
+		}
+		if !ok {
 			return explained(errCheckFailed, "errors-you-may-meet")
 		}
 		return nil
@@ -383,6 +408,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	stopFollowing()
 	<-followed
 	return explained(err, "errors-you-may-meet")
+}
+
+// starter is the aggregator's Start: serverStarter's, or with --share
+// the sharer's (share.go), which falls back to it.
+func starter(f flags, chain config.Chain, log *aggregator.Logger, watchdog *stdio.Watchdog) (func(config.Server) (aggregator.Process, error), *sharer) {
+	local := serverStarter(chain, log, watchdog)
+	if !f.share {
+		return local, nil
+	}
+	sh := &sharer{log: log, idle: f.shareIdle, dir: share.Dir(), local: local, chain: chain}
+	return sh.start, sh
 }
 
 // serverStarter returns the aggregator's Start: each server started with

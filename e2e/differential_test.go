@@ -145,7 +145,11 @@ var diffScenarios = []diffScenario{
 		name: "session-per-call/mcp", script: sessionPerCall, freshStartsAll: true,
 		direct: map[string]category{"tools/call fast:hello": succeeded, "tools/call slow3:hello": succeeded},
 		check: func(t *testing.T, start cacheStart, direct, through *diffRun) {
-			if want := []int{1, 1}; start == warmStart && !slices.Equal(through.perSession, want) {
+			want := []int{1, 1}
+			if through.shareFlags != nil { // the warm-up's servers are still up in the holder
+				want = []int{0, 0}
+			}
+			if start == warmStart && !slices.Equal(through.perSession, want) {
 				t.Errorf("through: server processes started by each session (fast:hello, slow3:hello): %v, want %v: a session that calls one tool starts its server only", through.perSession, want)
 			}
 		},
@@ -645,6 +649,8 @@ type diffRun struct {
 	warmed  int      // processes the warm-up started, not counted
 	began   time.Time
 
+	shareFlags, shareEnv []string // with MCP_E2E_DIFF_SHARE: --share, and the run's own runtime directory
+
 	// Set by the script, on the run's goroutine.
 	perSession []int // processes started by each session of sessionPerCall
 	started    int   // processes started in all, once every one has exited
@@ -669,9 +675,21 @@ func newDiffRun(t *testing.T, sc diffScenario, dir string, through bool) *diffRu
 	r.servers = servers(r.file, dir)
 	if through {
 		r.config = writeConfig(t, r.servers...)
+		if os.Getenv(diffShareEnv) != "" {
+			w := newShareWorld(t, "1s")
+			r.shareFlags = []string{"--share", "--share-idle", "1s"}
+			r.shareEnv = []string{"XDG_RUNTIME_DIR=" + w.runtime}
+		}
 	}
 	return r
 }
+
+// diffShareEnv, set (to anything), runs the aggregator of the
+// differential tests with --share, each run with a holder of its own:
+// the check that sharing costs a session nothing. It is off by default
+// (it doubles no time of CI's, but its servers outlive a session by the
+// holder's idle time, which some scenarios count as a process still up).
+const diffShareEnv = "MCP_E2E_DIFF_SHARE"
 
 // warmUp runs the sessions before this one, with the run's cache
 // directory: a legacy client and a 2026-07-28 one, each declaring what the
@@ -698,8 +716,8 @@ func (r *diffRun) warmUp(t *testing.T) {
 
 // warmUpSession is one session of warmUp.
 func (r *diffRun) warmUpSession(t *testing.T, modern bool) {
-	p, err := startPeer("the warm-up", []string{aggregatorBin, "--config", r.config, "--startup-timeout", diffStartupTimeout},
-		quickRaceExit, "XDG_CACHE_HOME="+r.cache)
+	p, err := startPeer("the warm-up", append([]string{aggregatorBin, "--config", r.config, "--startup-timeout", diffStartupTimeout}, r.shareFlags...),
+		append([]string{quickRaceExit, "XDG_CACHE_HOME=" + r.cache}, r.shareEnv...)...)
 	if err != nil {
 		t.Errorf("the warm-up: %v", err)
 		return
@@ -776,8 +794,8 @@ func (r *diffRun) openAll() []*endpoint {
 // it cannot be started (recorded).
 func (r *diffRun) open(key string) *endpoint {
 	what, prefix := "the aggregator", ""
-	argv := []string{aggregatorBin, "--config", r.config, "--startup-timeout", diffStartupTimeout, "--debug"}
-	env := []string{quickRaceExit, "XDG_CACHE_HOME=" + r.cache}
+	argv := append([]string{aggregatorBin, "--config", r.config, "--startup-timeout", diffStartupTimeout, "--debug"}, r.shareFlags...)
+	env := append([]string{quickRaceExit, "XDG_CACHE_HOME=" + r.cache}, r.shareEnv...)
 	if !r.through {
 		what, prefix, env = "server "+key, key+":", nil
 		i := slices.IndexFunc(r.servers, func(s server) bool { return s.key == key })
