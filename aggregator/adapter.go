@@ -175,6 +175,16 @@ func (c *child) Opened() {
 	c.catchUpLevel()
 }
 
+// runs: the server runs (Up). A legacy one is set to the client's level
+// again: a logging/setLevel that came after Opened passed it by, as it
+// goes only to running servers (takesSetLevel); SetLevel sends nothing
+// when the level is the one already set.
+func (c *child) runs() {
+	if !c.Modern() {
+		c.catchUpLevel()
+	}
+}
+
 // relayToClient relays a child's request to the client: a legacy client
 // gets it as a request (requestClient); a modern client, which takes no
 // requests, in the input_required answer of the call it belongs to

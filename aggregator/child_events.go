@@ -12,9 +12,11 @@ import (
 // it was dropped; and how the client is told that a list changed
 // (tellClient).
 
-// Up: the server runs; it enters the registry before its waiters go on,
+// Up: the server runs (and a legacy one is set to the client's log level:
+// runs); it enters the registry before its waiters go on,
 // and the client hears of it when it was answered a list without it.
 func (c *child) Up() {
+	c.runs()
 	c.host.rebuild()
 	c.host.childUp(c)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/config"
+	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
 
 // gatedServer answers as toolServer(tools...) does, with prompts and
@@ -217,4 +218,58 @@ func closed() chan struct{} {
 	c := make(chan struct{})
 	close(c)
 	return c
+}
+
+// A client's logging/setLevel that comes while a remembered server is
+// between its initialize and its lists (the client's lists, from memory,
+// waited for nothing) reaches the server once it runs.
+func TestSetLevelWhileARememberedServerStarts(t *testing.T) {
+	t.Parallel()
+	listing, lists := make(chan struct{}, 1), make(chan struct{})
+	levels := make(chan string, 4)
+	logger := func(gate <-chan struct{}) func(string, []byte) string {
+		list := toolServer(`{"name":"a","inputSchema":{"type":"object"}}`)
+		return func(method string, p []byte) string {
+			switch method {
+			case "initialize":
+				return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"fake","version":"1"}}`
+			case "tools/list":
+				select {
+				case listing <- struct{}{}:
+				default:
+				}
+				<-gate
+			case "logging/setLevel":
+				level, _ := jsonrpc.StringMember(p, "level")
+				levels <- level
+				return `{}`
+			}
+			return list(method, p)
+		}
+	}
+	memory := warmMemory(t, Options{Start: func(config.Server) (Process, error) { return startFake(logger(closed())), nil }}, "k")
+	<-listing // the warm-up's
+	h := serveOptions(t, Options{Memory: memory, Start: func(config.Server) (Process, error) { return startFake(logger(lists)), nil }}, "k")
+	h.exchange(initAs("mcp"))
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := h.exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); !strings.Contains(got, `"k:a"`) {
+		t.Fatalf("the first list, from memory: %s", got)
+	}
+	select {
+	case <-listing: // k is initialized, its lists asked for
+	case <-time.After(waitLimit):
+		t.Fatal("k was never asked for its tools")
+	}
+	if got, want := h.exchange(`{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"debug"}}`), `{"jsonrpc":"2.0","id":3,"result":{}}`; got != want {
+		t.Fatalf("logging/setLevel: got %s, want %s", got, want)
+	}
+	close(lists)
+	select {
+	case level := <-levels:
+		if level != "debug" {
+			t.Errorf("k was set to %q, the client asked for debug", level)
+		}
+	case <-time.After(waitLimit):
+		t.Error("the client's logging/setLevel never reached k")
+	}
 }
