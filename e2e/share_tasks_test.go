@@ -16,12 +16,19 @@ import (
 // own level"). Two aggregators, a and b, of one config with --share, over
 // one process of the test server.
 
-// sharedPair starts two sessions of cfg in w, initialized with version.
+// sharedPair starts two sessions of cfg in w, initialized with version,
+// each once its server runs. (Its first list may be answered from what the
+// user's cache remembers while the server still starts, and a
+// logging/setLevel or resources/subscribe of the client's in that window
+// never reaches the server: an aggregator race, not --share's.)
 func sharedPair(w *shareWorld, cfg, version string) (a, b *session) {
 	w.t.Helper()
-	a, b = w.start(cfg), w.start(cfg)
-	a.initialize(version, `{}`)
-	b.initialize(version, `{}`)
+	a, b = w.start(cfg, "--debug"), w.start(cfg, "--debug")
+	for _, s := range []*session{a, b} {
+		s.initialize(version, `{}`)
+		s.startServers()
+		s.waitStderr(`server "a": ready in`)
+	}
 	return a, b
 }
 
@@ -193,9 +200,6 @@ func TestShareListChangedReachesEverySession(t *testing.T) {
 	w := newShareWorld(t, "1s")
 	cfg := writeConfig(t, ts("a", "-caps", "prompts,resources"))
 	a, b := sharedPair(w, cfg, "2025-06-18")
-	for _, s := range []*session{a, b} {
-		s.startServers()
-	}
 	for _, kind := range []string{"tools", "prompts", "resources"} {
 		a.result("tools/call", `{"name":"a:change","arguments":{"kind":"`+kind+`"}}`)
 		for _, s := range []*session{a, b} {
@@ -216,11 +220,17 @@ func TestShareListChangedReachesEverySession(t *testing.T) {
 
 func TestShareLogLevelsPerSession(t *testing.T) {
 	w := newShareWorld(t, "1s")
-	cfg := writeConfig(t, ts("a", "-caps", "logging"))
+	cfg := writeConfig(t, ts("a", "-caps", "logging,subscribe"))
 	a, b := sharedPair(w, cfg, "2025-06-18")
 	a.result("logging/setLevel", `{"level":"debug"}`)
 	b.result("logging/setLevel", `{"level":"error"}`)
-	w.waitLog("level set to debug") // the most verbose asked
+	// The server keeps the most verbose level asked. (b's subscribe, after
+	// its setLevel was answered, is the barrier in the server's log.)
+	b.result("resources/subscribe", `{"uri":"test://a/r0"}`)
+	w.waitLog("subscribed test://a/r0")
+	if n, m := w.holderLogLines("level set to debug"), w.holderLogLines("level set to error"); n != 1 || m != 0 {
+		t.Fatalf("the server's level was set to debug %d times and to error %d times, want debug once (a's, the most verbose), error never", n, m)
+	}
 	logged := func(s *session, text string) int {
 		return s.count(func(m *msg) bool {
 			return m.Method == "notifications/message" && strings.Contains(string(m.Params), `"data":"`+text+`"`)
