@@ -283,3 +283,53 @@ func TestShareLogLevelsPerSession(t *testing.T) {
 		t.Errorf("the server's level was set to debug %d times and to error %d times, want once each (debug for a and b, error once a ended)", n, m)
 	}
 }
+
+// A session whose roots change moves to the process of its new roots,
+// where a task of another session may have the id its own task had in
+// its old process: the aggregator still maps its id to that one, and the
+// holder refuses it as unknown, never showing or touching the other's.
+func TestShareTaskOfAnotherSessionUnderTheSameIDIsUnknown(t *testing.T) {
+	w := newShareWorld(t, "1s")
+	started := t.TempDir() + "/started"
+	cfg := writeConfig(t, ts("a", "-tasks", "-started-file", started))
+	const initParams = `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"e2e","version":"1"}}`
+	one, two := `[{"uri":"file:///one"}]`, `[{"uri":"file:///two"}]`
+	const slowTask = `{"name":"a:slow","arguments":{"ms":60000},"task":{"ttl":60000}}`
+	a, b := w.start(cfg), w.start(cfg)
+	ids := map[*session]string{}
+	for s, roots := range map[*session]string{a: one, b: two} {
+		if m := callAnsweringRoots(s, "initialize", initParams, roots); m.Error != nil {
+			t.Fatal(m.line)
+		}
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		m := callAnsweringRoots(s, "tools/call", slowTask, roots)
+		if m.Error != nil {
+			t.Fatalf("task: %s", m.line)
+		}
+		ids[s], _ = createdTask(t, m.Result)
+	}
+	if n := len(startedPids(t, started)); n != 2 {
+		t.Fatalf("%d processes for two sets of roots, want 2", n)
+	}
+	// Each is its process's first task: task-1 at both servers.
+	// b's roots become a's: it moves to a's process.
+	b.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	m := callAnsweringRoots(b, "tasks/get", `{"taskId":"`+ids[b]+`"}`, one)
+	code, message := m.errorCode()
+	if m.Error == nil || code != -32602 || !strings.Contains(message, "unknown task") {
+		t.Fatalf("b's tasks/get of its old task, whose id is a's task's at a's process, answered %s, want -32602 unknown task", clip(m.line))
+	}
+	for _, method := range []string{"tasks/result", "tasks/cancel"} {
+		m := callAnsweringRoots(b, method, `{"taskId":"`+ids[b]+`"}`, one)
+		if code, message := m.errorCode(); m.Error == nil || code != -32602 || !strings.Contains(message, "unknown task") {
+			t.Errorf("b's %s answered %s, want -32602 unknown task", method, clip(m.line))
+		}
+	}
+	if got := taskIDs(t, callAnsweringRoots(b, "tasks/list", `{}`, one).Result); len(got) != 0 {
+		t.Errorf("b's tasks/list at a's process lists %v, want none (a's task is a's)", got)
+	}
+	// a's task runs on, a's alone.
+	if id, status := createdTask(t, a.result("tasks/get", `{"taskId":"`+ids[a]+`"}`)); id != ids[a] || status != "working" {
+		t.Errorf("a's tasks/get of its task: id %q, status %q, want working", id, status)
+	}
+}
