@@ -624,3 +624,20 @@ func TestStartedFile(t *testing.T) {
 		t.Errorf("started file:\n%s\nwant a line for one, then one for two", b)
 	}
 }
+
+func TestLogToolLevel(t *testing.T) {
+	t.Parallel()
+	p := start(t, "-name", "alpha")
+	p.handshake()
+	for _, c := range []struct{ args, want string }{
+		{`{"text":"plain"}`, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"testserver","data":"plain"}}`},
+		{`{"text":"fine","level":"debug"}`, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","logger":"testserver","data":"fine"}}`},
+	} {
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"log","arguments":` + c.args + `}}`)
+		line, _ := p.until(func(_ []byte, m *message) bool { return m.Method == "notifications/message" })
+		if string(line) != c.want {
+			t.Errorf("log %s sent %s, want %s", c.args, line, c.want)
+		}
+		p.response("1")
+	}
+}

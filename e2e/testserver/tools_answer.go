@@ -100,7 +100,9 @@ func toolLog(s *server, c *toolCall) ([]byte, *rpcError) {
 	if !ok {
 		data = json.RawMessage(`""`)
 	}
-	p := []byte(`{"level":"info","logger":"testserver","data":`)
+	p := []byte(`{"level":`)
+	p = append(p, jsonString(c.str("level", "info"))...)
+	p = append(p, `,"logger":"testserver","data":`...)
 	p = append(p, bytes.TrimSpace(data)...)
 	p = append(p, '}')
 	s.out.writeLine(notificationLine("notifications/message", p))
