@@ -32,6 +32,13 @@ package e2e
 // and with a warm one (sessions before it, with the same cache directory
 // and a client that declared the same, left what each server declared and
 // listed, or that it failed: warmUp).
+//
+// And through runs two ways, beside the same direct run and at the same
+// time: the aggregator running its servers itself (own), and with --share
+// (share: a holder of the run's own, which after a warm-up still holds the
+// servers the warm-up's sessions started). Both must keep the rule: sharing
+// costs a session nothing. A scenario that does not apply under --share
+// says why in notShared, and its share way is skipped with that reason.
 
 import (
 	"bufio"
@@ -103,8 +110,13 @@ type diffScenario struct {
 	direct map[string]category
 	// directTools are tools the direct run must have seen.
 	directTools []string
-	// check asserts what the scenario adds to the rule, if anything.
+	// check asserts what the scenario adds to the rule, if anything,
+	// for each through run (own and share).
 	check func(t *testing.T, start cacheStart, direct, through *diffRun)
+	// notShared, when set, is why the scenario does not apply under
+	// --share: its share way is skipped, saying so. Every scenario
+	// applies today.
+	notShared string
 }
 
 // cacheStart is what the aggregator remembers of its servers when a run
@@ -146,7 +158,7 @@ var diffScenarios = []diffScenario{
 		direct: map[string]category{"tools/call fast:hello": succeeded, "tools/call slow3:hello": succeeded},
 		check: func(t *testing.T, start cacheStart, direct, through *diffRun) {
 			want := []int{1, 1}
-			if through.shareFlags != nil { // the warm-up's servers are still up in the holder
+			if through.share != nil { // the warm-up's servers are still up in the holder
 				want = []int{0, 0}
 			}
 			if start == warmStart && !slices.Equal(through.perSession, want) {
@@ -359,19 +371,35 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-// runDifferential runs a scenario's script both ways at once, the
-// aggregator's cache as start says, and compares.
+// runDifferential runs a scenario's script directly and through, own and
+// shared, all at once, the aggregator's cache as start says, and compares
+// each through run with the direct one.
 func runDifferential(t *testing.T, sc diffScenario, start cacheStart) {
 	dir := t.TempDir()
-	direct, through := newDiffRun(t, sc, dir, false), newDiffRun(t, sc, dir, true)
+	direct := newDiffRun(t, sc, dir, directWay)
+	throughs := []*diffRun{newDiffRun(t, sc, dir, ownWay)}
+	if sc.notShared == "" {
+		throughs = append(throughs, newDiffRun(t, sc, dir, sharedWay))
+	}
 	if start == warmStart {
-		through.warmUp(t)
+		var wg sync.WaitGroup
+		for _, r := range throughs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.warmUp(t)
+			}()
+		}
+		wg.Wait()
+		if t.Failed() {
+			t.FailNow()
+		}
 	}
 	if sc.between != nil {
 		sc.between(t, dir)
 	}
 	var wg sync.WaitGroup
-	for _, r := range []*diffRun{direct, through} {
+	for _, r := range append([]*diffRun{direct}, throughs...) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -379,20 +407,74 @@ func runDifferential(t *testing.T, sc diffScenario, start cacheStart) {
 		}()
 	}
 	wg.Wait()
+	premise := false
 	defer func() {
-		if t.Failed() {
-			t.Logf("%s\n%s", direct.report(), through.report())
+		if !premise {
+			t.Logf("%s", direct.report())
 		}
 	}()
-	for _, r := range []*diffRun{direct, through} {
-		for _, err := range r.errs {
-			t.Errorf("%s: %v", r.mode(), err)
-		}
+	for _, err := range direct.errs {
+		t.Errorf("direct: %v", err)
 	}
 	checkPremise(t, sc, direct)
-	checkNotWorse(t, direct, through, start == freshStart && sc.freshStartsAll)
-	if sc.check != nil {
-		sc.check(t, start, direct, through)
+	premise = !t.Failed()
+	for _, through := range throughs {
+		t.Run(through.way.name(), func(t *testing.T) {
+			defer func() {
+				if t.Failed() {
+					t.Logf("%s\n%s", direct.report(), through.report())
+				}
+			}()
+			for _, err := range through.errs {
+				t.Errorf("%s: %v", through.mode(), err)
+			}
+			checkNotWorse(t, direct, through, start == freshStart && sc.freshStartsAll)
+			if sc.check != nil {
+				sc.check(t, start, direct, through)
+			}
+			if through.share != nil {
+				through.checkHeld(t)
+				through.checkNothingLeft(t)
+			}
+		})
+	}
+	if sc.notShared != "" {
+		t.Run(sharedWay.name(), func(t *testing.T) {
+			t.Skipf("does not apply under --share: %s", sc.notShared)
+		})
+	}
+}
+
+// checkHeld asserts that the shared run did share: every server process
+// it started (the warm-up's too) was started by its holder, none by a
+// session that fell back to running its servers itself.
+func (r *diffRun) checkHeld(t *testing.T) {
+	t.Helper()
+	log, _ := os.ReadFile(r.share.holderLog())
+	for _, p := range startedPids(t, r.file) {
+		if !strings.Contains(string(log), fmt.Sprintf("(pid %d) started for entry", p)) {
+			t.Errorf("%s: server pid %d was not started by the holder: a session ran it itself", r.mode(), p)
+		}
+	}
+}
+
+// checkNothingLeft asserts that a shared run leaves nothing running: the
+// holder exits (within waitLimit) after the idle time that follows the
+// last session, and every server it started is gone with it.
+func (r *diffRun) checkNothingLeft(t *testing.T) {
+	t.Helper()
+	world := r.share.t
+	r.share.t = t // the holder's overstay is this subtest's failure
+	defer func() { r.share.t = world }()
+	r.share.waitHolderGone()
+	pids := startedPids(t, r.file)
+	if len(pids) != r.startedInFile() {
+		t.Fatalf("%s: the started file %s holds %d lines but %d pids", r.mode(), r.file, r.startedInFile(), len(pids))
+	}
+	for _, p := range pids {
+		if alive(p) {
+			t.Errorf("%s: server pid %d still runs after the holder exited", r.mode(), p)
+		}
 	}
 }
 
@@ -641,15 +723,17 @@ func (l limit) budget() time.Duration {
 // diffRun is one run of a client script, direct or through, and what the
 // client ended up with.
 type diffRun struct {
-	through bool
-	servers []server // the config, every server noting its start in startedFile
-	config  string   // the config file, through
-	file    string   // the servers' -started-file
-	cache   string   // the aggregator's cache directory (XDG_CACHE_HOME), through
-	warmed  int      // processes the warm-up started, not counted
+	way     diffWay
+	through bool        // own or shared
+	share   *shareWorld // the holder's world, shared
+	servers []server    // the config, every server noting its start in startedFile
+	config  string      // the config file, through
+	file    string      // the servers' -started-file
+	cache   string      // the aggregator's cache directory (XDG_CACHE_HOME), through
+	warmed  int         // processes the warm-up started, not counted
 	began   time.Time
 
-	shareFlags, shareEnv []string // with MCP_E2E_DIFF_SHARE: --share, and the run's own runtime directory
+	shareFlags, shareEnv []string // shared: --share, and the run's own runtime directory
 
 	// Set by the script, on the run's goroutine.
 	perSession []int // processes started by each session of sessionPerCall
@@ -665,31 +749,49 @@ type diffRun struct {
 	log     []string          // what happened, for a failure message
 }
 
-func newDiffRun(t *testing.T, sc diffScenario, dir string, through bool) *diffRun {
-	r := &diffRun{through: through, file: filepath.Join(t.TempDir(), "started"), cache: t.TempDir(),
+// diffWay is how a run's client reaches its servers.
+type diffWay int
+
+const (
+	directWay diffWay = iota // a connection to each server
+	ownWay                   // through the aggregator, which runs its servers itself
+	sharedWay                // through the aggregator with --share: a holder runs them
+)
+
+// name is the way's subtest name (the direct run has none).
+func (w diffWay) name() string {
+	return [...]string{"direct", "own", "share"}[w]
+}
+
+// diffShareIdle is the shared runs' --share-idle: long enough that a
+// warm run's sessions find the warm-up's servers still held (and a
+// session-per-call client's second session the first one's), short
+// enough that the holder's exit, which each shared run waits for, costs
+// little.
+const diffShareIdle = "2s"
+
+func newDiffRun(t *testing.T, sc diffScenario, dir string, way diffWay) *diffRun {
+	r := &diffRun{way: way, through: way != directWay, file: filepath.Join(t.TempDir(), "started"), cache: t.TempDir(),
 		answers: make(map[string]answer), acted: make(map[string]int)}
 	servers := sc.servers
 	if servers == nil {
 		servers = diffServers
 	}
 	r.servers = servers(r.file, dir)
-	if through {
+	if r.through {
 		r.config = writeConfig(t, r.servers...)
-		if os.Getenv(diffShareEnv) != "" {
-			w := newShareWorld(t, "1s")
-			r.shareFlags = []string{"--share", "--share-idle", "1s"}
-			r.shareEnv = []string{"XDG_RUNTIME_DIR=" + w.runtime}
-		}
+	}
+	if way == sharedWay {
+		// A runtime directory of the run's own under /tmp (the socket
+		// path's limit), and the holder's log in the run's cache; the
+		// world's cleanup waits for the holder to exit.
+		r.share = newShareWorld(t, diffShareIdle)
+		r.cache = r.share.cache
+		r.shareFlags = []string{"--share", "--share-idle", diffShareIdle}
+		r.shareEnv = []string{"XDG_RUNTIME_DIR=" + r.share.runtime}
 	}
 	return r
 }
-
-// diffShareEnv, set (to anything), runs the aggregator of the
-// differential tests with --share, each run with a holder of its own:
-// the check that sharing costs a session nothing. It is off by default
-// (it doubles no time of CI's, but its servers outlive a session by the
-// holder's idle time, which some scenarios count as a process still up).
-const diffShareEnv = "MCP_E2E_DIFF_SHARE"
 
 // warmUp runs the sessions before this one, with the run's cache
 // directory: a legacy client and a 2026-07-28 one, each declaring what the
@@ -709,7 +811,8 @@ func (r *diffRun) warmUp(t *testing.T) {
 	}
 	wg.Wait()
 	if entries, _ := os.ReadDir(filepath.Join(r.cache, "mcp-simple-aggregator", "servers")); len(entries) == 0 {
-		t.Fatalf("the warm-up left nothing remembered in %s", r.cache)
+		t.Errorf("%s: the warm-up left nothing remembered in %s", r.mode(), r.cache)
+		return
 	}
 	r.warmed = r.startedInFile()
 }
@@ -746,8 +849,11 @@ func (r *diffRun) warmUpSession(t *testing.T, modern bool) {
 }
 
 func (r *diffRun) mode() string {
-	if r.through {
+	switch r.way {
+	case ownWay:
 		return "through"
+	case sharedWay:
+		return "through --share"
 	}
 	return "direct"
 }

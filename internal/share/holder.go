@@ -295,6 +295,17 @@ func (h *holder) drop(pr *proc) {
 	delete(pl.unkeyed, pr)
 }
 
+// isGone says whether pr is nil or out of its pool (drop: the process
+// ended, or was of no use); it takes h.mu, under which drop marks it.
+func (h *holder) isGone(pr *proc) bool {
+	if pr == nil {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return pr.gone
+}
+
 // keyed says pr is in its pool under a key now (byInit or modern); under h.mu.
 func (h *holder) keyed(pr *proc) { delete(pr.pool.unkeyed, pr) }
 
@@ -564,7 +575,7 @@ func (p *peer) discover(m *jsonrpc.Message) {
 	held := p.pr
 	go func() {
 		pr, err := held, error(nil)
-		if pr == nil || pr.gone {
+		if h.isGone(pr) {
 			pr, err = h.take(p.pl, p.hd)
 		}
 		p.mu.Lock()
@@ -654,7 +665,7 @@ func (p *peer) modernProc(held *proc) (*proc, error) {
 	}
 	h.mu.Unlock()
 	pr, err := held, error(nil)
-	if pr == nil || pr.gone {
+	if h.isGone(pr) {
 		pr, err = h.take(p.pl, p.hd)
 	}
 	if err != nil {
