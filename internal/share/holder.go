@@ -525,6 +525,13 @@ func (p *peer) dispatch(m *jsonrpc.Message) {
 	}
 }
 
+// couldNotStart answers the session's request m with the server's start
+// error, and lets the session try afresh; under p.mu.
+func (p *peer) couldNotStart(m *jsonrpc.Message, err error) {
+	p.s.conn.ReplyError(m.ID, errObj(codeInternal, "the holder could not start the server: "+err.Error()))
+	p.flush(fresh)
+}
+
 // flush sets the state and dispatches what waited; under p.mu.
 func (p *peer) flush(state peerState) {
 	p.state = state
@@ -561,8 +568,7 @@ func (p *peer) discover(m *jsonrpc.Message) {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			if err != nil {
-				p.s.conn.ReplyError(m.ID, errObj(codeInternal, "the holder could not start the server: "+err.Error()))
-				p.flush(fresh)
+				p.couldNotStart(m, err)
 				return
 			}
 			p.attach(pr)
@@ -581,8 +587,7 @@ func (p *peer) discover(m *jsonrpc.Message) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if err != nil {
-			p.s.conn.ReplyError(m.ID, errObj(codeInternal, "the holder could not start the server: "+err.Error()))
-			p.flush(fresh)
+			p.couldNotStart(m, err)
 			return
 		}
 		p.pr = pr
@@ -705,8 +710,7 @@ func (p *peer) initialize(m *jsonrpc.Message) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
-		p.s.conn.ReplyError(m.ID, errObj(codeInternal, "the holder could not start the server: "+err.Error()))
-		p.flush(fresh)
+		p.couldNotStart(m, err)
 		return
 	}
 	p.attach(pr)

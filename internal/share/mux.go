@@ -223,19 +223,24 @@ func (sh *Shared) count() int {
 	return len(sh.sessions)
 }
 
+// initRecord is the server's initialize record, and whether it is new:
+// the caller then sends the initialize that fills it.
+func (sh *Shared) initRecord() (rec *initRecord, first bool) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.init == nil {
+		sh.init = &initRecord{done: make(chan struct{})}
+		return sh.init, true
+	}
+	return sh.init, false
+}
+
 // initialize answers the initialize request m of s: the first goes to
 // the server, later ones get the recorded answer. ok is false when the
 // answer is an error (the server is of no use to anyone then): answered
 // says so, of the first.
 func (sh *Shared) initialize(s *Session, m *jsonrpc.Message, answered func(ok bool)) {
-	sh.mu.Lock()
-	rec := sh.init
-	first := rec == nil
-	if first {
-		rec = &initRecord{done: make(chan struct{})}
-		sh.init = rec
-	}
-	sh.mu.Unlock()
+	rec, first := sh.initRecord()
 	id := clone(m.ID)
 	if first {
 		c := &call{sh: sh, s: s, sessID: id, method: m.Method}
@@ -305,14 +310,7 @@ func (sh *Shared) recordedAnswer() *jsonrpc.Message {
 // recorded, not relayed. It waits for it, within wait, and reports
 // whether it is a success.
 func (sh *Shared) initializeQuiet(s *Session, params []byte, wait time.Duration) bool {
-	sh.mu.Lock()
-	rec := sh.init
-	first := rec == nil
-	if first {
-		rec = &initRecord{done: make(chan struct{})}
-		sh.init = rec
-	}
-	sh.mu.Unlock()
+	rec, first := sh.initRecord()
 	if first {
 		var parts [][]byte
 		if params != nil {

@@ -96,8 +96,7 @@ func (p *peer) initializeRooted(m *jsonrpc.Message, base string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
-		p.s.conn.ReplyError(m.ID, errObj(codeInternal, "the holder could not start the server: "+err.Error()))
-		p.flush(fresh)
+		p.couldNotStart(m, err)
 		return
 	}
 	h.mu.Lock()
