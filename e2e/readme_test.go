@@ -107,7 +107,7 @@ func TestREADMEAnchors(t *testing.T) {
 	readme := anchors(readRepoFile(t, "README.md"))
 	help := runToExit(t, nil, "", "--help")
 	sources := map[string]string{"--help": help.stdout}
-	for _, f := range []string{"main.go", "help.go", "follow.go", "aggregator/log.go", "aggregator/catalog.go", "aggregator/filter.go", "packaging/npm/mcp-simple-aggregator/bin/mcp-simple-aggregator.js"} {
+	for _, f := range []string{"main.go", "help.go", "follow.go", "aggregator/log.go", "aggregator/catalog.go", "aggregator/catalog_names.go", "share.go", "aggregator/filter.go", "packaging/npm/mcp-simple-aggregator/bin/mcp-simple-aggregator.js"} {
 		sources[f] = readRepoFile(t, f)
 	}
 	for name, text := range sources {

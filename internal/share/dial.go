@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -317,17 +316,32 @@ func (c *Client) end(err error) {
 // backend (connecting anew first if it ended).
 func (c *Client) write(line []byte) error {
 	m, perr := jsonrpc.Parse(line)
+	if taken, left, err := c.note(line, m, perr); taken {
+		if left != nil {
+			left.close()
+		}
+		return err
+	}
+	return c.send(line, m, perr)
+}
+
+// note records what the line m (parsed with perr) tells of what the server
+// must have seen and of what is in flight; taken: the line goes no
+// further (the client stopped, an answer to a server's request the new
+// backend never made, or the session leaving its process as its roots
+// changed: left is the backend it left, for write to close), and err is
+// write's.
+func (c *Client) note(line []byte, m *jsonrpc.Message, perr error) (taken bool, left *backend, err error) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.stopping {
-		c.mu.Unlock()
-		return os.ErrClosed
+		return true, nil, os.ErrClosed
 	}
 	if perr == nil {
 		switch {
 		case m.IsResponse():
 			if !c.asked[jsonrpc.Key(m.ID)] {
-				c.mu.Unlock()
-				return nil // for a backend that has ended: the new server never asked
+				return true, nil, nil // for a backend that has ended: the new server never asked
 			}
 			delete(c.asked, jsonrpc.Key(m.ID))
 		case m.IsRequest():
@@ -359,16 +373,20 @@ func (c *Client) write(line []byte) error {
 			if b != nil && b.pid != 0 {
 				b.leaving = true
 				c.cur = nil
-				c.mu.Unlock()
-				b.close()
-				return nil
+				return true, b, nil
 			}
 		case m.Method == "notifications/cancelled":
 			id, _ := jsonrpc.Member(m.Params, "requestId")
 			delete(c.inflight, jsonrpc.Key(id))
 		}
 	}
-	c.mu.Unlock()
+	return false, nil, nil
+}
+
+// send writes the line m (parsed with perr) to the backend, connecting
+// anew when it has ended, three times at most; a request that cannot go
+// is answered with an error.
+func (c *Client) send(line []byte, m *jsonrpc.Message, perr error) error {
 	var b *backend
 	for try := 0; ; try++ {
 		c.mu.Lock()
@@ -424,178 +442,3 @@ func (c *Client) write(line []byte) error {
 		}
 	}
 }
-
-// reconnect connects anew (or starts the server here) and replays what
-// the server must have seen; under wmu.
-func (c *Client) reconnect() (*backend, error) {
-	b, err := c.connect()
-	if err != nil {
-		if c.opts.StartLocal == nil {
-			return nil, err
-		}
-		p, lerr := c.opts.StartLocal()
-		if lerr != nil {
-			return nil, fmt.Errorf("%v; started here: %w", err, lerr)
-		}
-		c.mu.Lock()
-		if !c.told {
-			c.told = true
-			c.opts.Logf("server %q: no holder of shared servers (%v): running it in this session", c.opts.Header.Key, err)
-		}
-		c.mu.Unlock()
-		b = &backend{r: p.Stdout(), w: p.Stdin(), close: func() { p.Stop() }, local: p}
-	}
-	c.mu.Lock()
-	if c.stopping {
-		c.mu.Unlock()
-		b.close()
-		return nil, os.ErrClosed
-	}
-	c.cur = b
-	c.asked = nil
-	initReq, inited, probe, modern, level := c.initReq, c.inited, c.probe, c.modern, c.level
-	var subs [][]byte
-	for _, u := range c.subs {
-		subs = append(subs, u)
-	}
-	c.mu.Unlock()
-	go c.read(b)
-	if b.pid != 0 {
-		c.opts.Logf("server %q: connected anew to the holder (pid %d)", c.opts.Header.Key, b.pid)
-	}
-	switch {
-	case initReq != nil:
-		if err := c.replay(b, initReq, true); err != nil {
-			return nil, err
-		}
-		if inited {
-			b.w.Write(jsonrpc.AppendNotification(nil, "notifications/initialized", nil))
-		}
-	case probe != nil && modern:
-		if err := c.replay(b, probe, true); err != nil {
-			return nil, err
-		}
-	}
-	if level != nil {
-		c.replay(b, jsonrpc.AppendNotification(nil, "logging/setLevel", level), false)
-	}
-	for _, u := range subs {
-		p := append(append([]byte(`{"uri":`), u...), '}')
-		c.replay(b, jsonrpc.AppendNotification(nil, "resources/subscribe", p), false)
-	}
-	return b, nil
-}
-
-// replay writes the request line (its id replaced by one of the
-// client's own) and swallows its answer; wait: and waits for it.
-func (c *Client) replay(b *backend, line []byte, wait bool) error {
-	c.mu.Lock()
-	c.seq++
-	id := jsonrpc.AppendString(nil, "share-replay-"+strconv.Itoa(c.seq))
-	ch := make(chan *jsonrpc.Message, 1)
-	c.replays[jsonrpc.Key(id)] = ch
-	c.mu.Unlock()
-	line = bytesTrimNL(line)
-	out, err := jsonrpc.ReplaceMember(line, "id", id)
-	if err != nil {
-		return err
-	}
-	if _, err := b.w.Write(append(out, '\n')); err != nil {
-		return err
-	}
-	if !wait {
-		return nil
-	}
-	t := time.NewTimer(c.opts.ReplayWait)
-	defer t.Stop()
-	select {
-	case resp, ok := <-ch:
-		if !ok {
-			return errors.New("the connection ended during the replay")
-		}
-		if resp.Error != nil {
-			return fmt.Errorf("replayed request refused: %s", resp.Error)
-		}
-		return nil
-	case <-t.C:
-		return errors.New("no answer to the replayed initialize in time")
-	}
-}
-
-func bytesTrimNL(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// Stdin takes the aggregator's lines.
-func (c *Client) Stdin() io.WriteCloser { return clientStdin{c} }
-
-// Stdout gives the server's lines.
-func (c *Client) Stdout() io.Reader     { return c.outR }
-func (c *Client) Done() <-chan struct{} { return c.done }
-
-// Err says how it ended; valid after Done.
-func (c *Client) Err() error {
-	<-c.done
-	return c.err
-}
-
-// Stop ends the connection (the holder keeps the server for others, or
-// for its idle time) and waits for nothing more.
-func (c *Client) Stop() error {
-	c.mu.Lock()
-	c.stopping = true
-	b := c.cur
-	c.cur = nil
-	c.mu.Unlock()
-	if b != nil {
-		b.close()
-	}
-	c.end(nil)
-	return nil
-}
-
-// Terminate is Stop: the server is the holder's to end.
-func (c *Client) Terminate() error { return c.Stop() }
-
-type clientStdin struct{ c *Client }
-
-// Write takes whole lines; a part of a line waits for its end.
-func (i clientStdin) Write(p []byte) (int, error) {
-	c := i.c
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.buf = append(c.buf, p...)
-	for {
-		n := indexNL(c.buf)
-		if n < 0 {
-			break
-		}
-		line := c.buf[:n+1]
-		if err := c.write(line); err != nil {
-			return 0, err
-		}
-		c.buf = c.buf[n+1:]
-	}
-	if len(c.buf) == 0 {
-		c.buf = nil
-	} else {
-		c.buf = bytesClone(c.buf)
-	}
-	return len(p), nil
-}
-
-func (i clientStdin) Close() error { return i.c.Stop() }
-
-func indexNL(b []byte) int {
-	for i, x := range b {
-		if x == '\n' {
-			return i
-		}
-	}
-	return -1
-}
-
-func bytesClone(b []byte) []byte { return append([]byte(nil), b...) }

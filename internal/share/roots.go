@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/mcp-simple-aggregator/mcp-simple-aggregator/jsonrpc"
 )
@@ -200,4 +201,40 @@ func (p *peer) rekey(pr *proc, r *rooted) {
 	delete(p.pl.byInit, pr.initKey)
 	pr.initKey = key
 	p.pl.byInit[key] = pr
+}
+
+// askRoots asks the session roots/list and returns the raw answer
+// (result or error), within RootsWait.
+func (p *peer) askRoots() ([]byte, error) {
+	type answer struct {
+		b   []byte
+		err error
+	}
+	got := make(chan answer, 1)
+	id, err := p.s.conn.Go("roots/list", []byte(`{}`), func(resp *jsonrpc.Message, err error) {
+		if err != nil {
+			got <- answer{nil, err}
+			return
+		}
+		if resp.Error != nil {
+			got <- answer{append([]byte("error:"), resp.Error...), nil}
+			return
+		}
+		got <- answer{clone(resp.Result), nil}
+	})
+	if err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(p.h.opts.RootsWait)
+	defer t.Stop()
+	select {
+	case a := <-got:
+		return a.b, a.err
+	case <-t.C:
+		if p.s.conn.Forget(id) {
+			return nil, fmt.Errorf("no answer to roots/list within %v", p.h.opts.RootsWait)
+		}
+		a := <-got
+		return a.b, a.err
+	}
 }

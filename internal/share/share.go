@@ -8,9 +8,15 @@
 //     the key under which the holder pools servers;
 //   - holder.go: the holder process: it listens, keeps one pool per
 //     config entry, and exits when it holds nothing;
-//   - mux.go: one server process shared by sessions (the protocol rules);
-//   - dial.go: the session side: connect, starting the holder if needed,
-//     and look like a started process to the aggregator.
+//   - peer.go, roots.go: a session's connection at the holder, until it is
+//     given a process of its pool (by its probe, its initialize, its roots);
+//   - mux.go: one server process shared by sessions (the protocol rules),
+//     mux_session.go what a session sends it, mux_server.go what the
+//     server sends;
+//   - dial.go: the session side: connect, starting the holder if needed;
+//     dial_replay.go its way back after the holder ended;
+//     client_started.go how it looks like a started process to the
+//     aggregator.
 //
 // # The wire
 //
