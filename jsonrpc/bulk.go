@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+	"unsafe"
+)
 
 // Copies and byte searches over a long line are made a piece at a time,
 // each piece in a call of its own. The runtime's memmove and IndexByte are
@@ -46,6 +50,34 @@ func growBulk(b []byte, n int) []byte {
 //
 //go:noinline
 func appendPiece(dst, src []byte) []byte { return append(dst, src...) }
+
+// joinPieces returns the pieces joined into one new slice, a piece a
+// call (appendPiece), in memory not zeroed first (makeNoZero).
+func joinPieces(pieces [][]byte) []byte {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	line := makeNoZero(n)[:0]
+	for _, p := range pieces {
+		line = appendPiece(line, p)
+	}
+	return line
+}
+
+// makeNoZero returns n bytes of new memory (n > 0) without zeroing them
+// first, for a caller that writes every one before it reads any: zeroing
+// 50 MiB that a copy then writes over took a fifth of the time a line of
+// that size took to read. strings.Builder is the standard library's one
+// way to such memory (bytes.Join's too, but its loop holds a collection
+// up); the slice is the bytes of the builder's string, which nothing
+// else holds.
+func makeNoZero(n int) []byte {
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(0) // a string of one byte, for the address of the n
+	return unsafe.Slice(unsafe.StringData(b.String()), n)
+}
 
 // indexByteBulk is bytes.IndexByte(b, c) in pieces of bulkPiece bytes.
 func indexByteBulk(b []byte, c byte) int {

@@ -88,3 +88,23 @@ func TestIndexByteBulkStopsForACollection(t *testing.T) {
 		t.Errorf("in nothing: %d", got)
 	}
 }
+
+func TestJoinPiecesStopsForACollection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("joins 64 MiB")
+	}
+	var pieces [][]byte
+	for i := range 1024 {
+		pieces = append(pieces, bytes.Repeat([]byte{'a' + byte(i%26)}, 64<<10))
+	}
+	var line []byte
+	if !stopsForCollection(t, func() { line = joinPieces(pieces) }) {
+		t.Fatal("a collection waited for the whole join of 64 MiB")
+	}
+	if !bytes.Equal(line, bytes.Join(pieces, nil)) || cap(line) != len(line) {
+		t.Fatalf("joinPieces joined %d bytes (capacity %d), not the pieces", len(line), cap(line))
+	}
+	if got := joinPieces([][]byte{[]byte("ab"), nil, []byte("c")}); string(got) != "abc" {
+		t.Fatalf("joinPieces of short ones: %q", got)
+	}
+}

@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -12,23 +11,34 @@ import (
 // connection go on.
 var ErrLineTooLong = errors.New("line too long")
 
-// maxHead is how many first bytes of a line over the limit are kept for
-// Options.Oversized: a buffer's worth.
+// maxHead is the size of the read buffer, and of the pieces of a longer
+// line; of a line over the limit, the first maxHead bytes are kept for
+// Options.Oversized.
 const maxHead = 64 << 10
 
 // lineReader splits a stream into lines and keeps at most max bytes of a
 // line (its newline not counted; 0: no limit). Of a longer line it keeps
-// only the first maxHead bytes, reading the rest as it goes by.
+// only the first maxHead bytes, reading the rest by into its buffer.
 //
-// A line that fits in the buffer costs what bufio.Reader.ReadBytes costs:
-// one allocation of its size. A longer one is gathered in copies of the
-// buffer and then joined, as ReadBytes does: about twice its size at the
-// peak. (Growing one slice instead would peak at 1.5 to 3 times, and keep
-// the spare capacity.) It notes which buffers are plain (plainPieces).
+// A line that ends in the buffer costs what bufio.Reader.ReadBytes costs:
+// one allocation of its size. A longer one is read straight into pieces
+// of the buffer's size (the buffer the first; the reads write them, no
+// copy does), each classified while it is in the cache (plainPieces),
+// and they are joined at its end (joinPieces): about twice its size at
+// the peak, as ReadBytes, which also copies each piece out of its buffer.
+// (Growing one slice instead would peak at 1.5 to 3 times, and keep the
+// spare capacity.)
 type lineReader struct {
-	br    *bufio.Reader
-	max   int
-	plain plainPieces // of the last line returned
+	rd         io.Reader
+	buf        []byte // maxHead bytes; buf[start:end] is read and not yet returned
+	start, end int
+	err        error // what ended the stream, once read
+	max        int
+	plain      plainPieces // of the last line returned
+}
+
+func newLineReader(rd io.Reader, max int) *lineReader {
+	return &lineReader{rd: rd, buf: make([]byte, maxHead), max: max}
 }
 
 // plainPieces returns what the last line's pieces hold, or nil when none
@@ -42,13 +52,9 @@ func (r *lineReader) plainPieces() *plainPieces {
 	return nil // nothing to step over
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, maxHead), max: max}
-}
-
 // longLine is what is kept of a line over the limit.
 type longLine struct {
-	head []byte // the first bytes, at most maxHead, a copy
+	head []byte // the first bytes, at most maxHead
 	size int64  // the bytes of the whole line, as far as read, newline not counted
 }
 
@@ -57,42 +63,81 @@ type longLine struct {
 // does. A line over the limit is not returned: long describes it instead,
 // and the rest of it is read by without being kept.
 func (r *lineReader) next() (line []byte, long *longLine, err error) {
-	var frags [][]byte // the full buffers of a line longer than one, copied
-	var frag []byte
-	var n int64 // the line's bytes before frag
 	r.plain.pieces = r.plain.pieces[:0]
-	for ; ; n += int64(len(frag)) {
-		frag, err = r.br.ReadSlice('\n')
-		size := n + int64(len(frag)) // newline not counted
-		if err == nil {
-			size--
-		}
-		if long == nil && r.max > 0 && size > int64(r.max) {
-			head := frag
-			if len(frags) > 0 {
-				head = frags[0] // a full buffer: maxHead bytes
+	var pieces [][]byte // the full buffers of a line longer than one
+	var n int64         // the line's bytes before the buffer
+	for from := r.start; ; {
+		if i := bytes.IndexByte(r.buf[from:r.end], '\n'); i >= 0 || r.err != nil {
+			end, ended := r.end, r.err // the rest, with the error
+			if i >= 0 {
+				end, ended = from+i+1, nil
 			}
-			long, frags = &longLine{head: bytes.Clone(head[:min(int64(len(head)), size)])}, nil
+			last := r.buf[r.start:end]
+			r.start = end
+			size := n + int64(len(last))
+			if i >= 0 {
+				size--
+			}
+			if long == nil && r.max > 0 && size > int64(r.max) {
+				long = &longLine{head: headOf(pieces, last[:min(int64(len(last)), size)])}
+			}
+			if long != nil {
+				long.size = size
+				return nil, long, ended
+			}
+			if pieces == nil {
+				return bytes.Clone(last), nil, ended // the common case: one copy
+			}
+			line = joinPieces(append(pieces, last))
+			r.plain.cap = cap(line)
+			return line, nil, ended
 		}
-		if err == bufio.ErrBufferFull {
+		if r.end == len(r.buf) && r.start > 0 { // a line begun: to the front
+			r.end = copy(r.buf, r.buf[r.start:r.end])
+			r.start = 0
+		} else if r.end == len(r.buf) { // the buffer is a piece of a long line
+			if long == nil && r.max > 0 && n+maxHead > int64(r.max) {
+				long = &longLine{head: headOf(pieces, r.buf)}
+				pieces = nil // the line is read by from here
+			}
 			if long == nil {
-				r.plain.pieces = append(r.plain.pieces, pieceKind(frag))
-				frags = append(frags, bytes.Clone(frag))
+				r.plain.pieces = append(r.plain.pieces, pieceKind(r.buf))
+				pieces = append(pieces, r.buf)
+				r.buf = make([]byte, maxHead)
 			}
-			continue
+			n += maxHead
+			r.start, r.end = 0, 0
 		}
-		if long != nil {
-			long.size = size
-			return nil, long, err
-		}
-		if frags == nil {
-			return bytes.Clone(frag), nil, err // the common case: one copy
-		}
-		line = make([]byte, 0, n+int64(len(frag)))
-		for _, f := range append(frags, frag) {
-			line = appendPiece(line, f) // a call each: see bulk.go
-		}
-		r.plain.cap = cap(line)
-		return line, nil, err
+		from = r.end // searched up to here
+		r.read()
 	}
+}
+
+// headOf returns a copy of a line's first bytes, at most maxHead: its
+// first piece, if it has pieces, else first.
+func headOf(pieces [][]byte, first []byte) []byte {
+	if len(pieces) > 0 {
+		first = pieces[0]
+	}
+	return bytes.Clone(first)
+}
+
+// read reads once into the buffer after what it holds, and keeps the
+// error that ends the stream. A reader that returns nothing, again and
+// again, is given up on as bufio.Reader gives up on it.
+func (r *lineReader) read() {
+	for range 100 {
+		n, err := r.rd.Read(r.buf[r.end:])
+		if n < 0 || n > len(r.buf)-r.end {
+			n, err = 0, errors.New("jsonrpc: the reader returned an impossible count")
+		}
+		r.end += n
+		if err != nil {
+			r.err = err
+		}
+		if n > 0 || err != nil {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
 }

@@ -357,3 +357,31 @@ func TestPlainPiecesChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// nothingReader returns no bytes and no error, or, with count set, a
+// count it cannot have read.
+type nothingReader struct{ count int }
+
+func (r nothingReader) Read([]byte) (int, error) { return r.count, nil }
+
+// TestLineReaderGivesUpOnABrokenReader: a reader that returns nothing,
+// again and again, ends the stream with io.ErrNoProgress rather than
+// spinning; one that claims more bytes than it was given, or fewer than
+// none, ends it with an error rather than a panic; the line read before
+// comes out first.
+func TestLineReaderGivesUpOnABrokenReader(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		count int
+		want  string
+	}{{0, io.ErrNoProgress.Error()}, {-1, "impossible count"}, {maxHead + 1, "impossible count"}} {
+		lr := newLineReader(io.MultiReader(strings.NewReader("a line\n"), nothingReader{tc.count}), 0)
+		if line, _, err := lr.next(); string(line) != "a line\n" || err != nil {
+			t.Fatalf("count %d: the line before: %q, %v", tc.count, line, err)
+		}
+		line, long, err := lr.next()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || len(line) > 0 || long != nil {
+			t.Fatalf("count %d: %q, %v, %v; want an error saying %q", tc.count, line, long, err, tc.want)
+		}
+	}
+}

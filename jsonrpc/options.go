@@ -49,9 +49,9 @@ type Options struct {
 	// its newline not counted: of a longer line it keeps only the first
 	// 64 KiB, reads the rest without storing it, and calls Oversized. Run
 	// never stores more than MaxLineSize of one line, plus its 64 KiB
-	// buffer. (A line longer than the buffer is gathered in pieces and
-	// then joined, as bufio.Reader.ReadBytes does: for a moment it takes
-	// twice its size.) 0 means no limit.
+	// buffer. (A line longer than the buffer is read into pieces and then
+	// joined, as bufio.Reader.ReadBytes does: for a moment it takes twice
+	// its size.) 0 means no limit.
 	MaxLineSize int
 	// Oversized is told about each line longer than MaxLineSize: head is a
 	// copy of its first bytes (up to 64 KiB, raw: it may end inside a
