@@ -103,7 +103,7 @@ func (r *lineReader) next() (line []byte, long *longLine, err error) {
 			if long == nil {
 				r.plain.pieces = append(r.plain.pieces, pieceKind(r.buf))
 				pieces = append(pieces, r.buf)
-				r.buf = make([]byte, maxHead)
+				r.buf = makeNoZero(maxHead) // the reads write it
 			}
 			n += maxHead
 			r.start, r.end = 0, 0
