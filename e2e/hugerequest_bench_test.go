@@ -17,6 +17,9 @@ import (
 //
 //	copy-ms        cat copies the line from a pipe, from its first byte
 //	               written to cat's exit at the end of its input
+//	keep-ms        the same for a Go process that only reads the line
+//	               into memory (testserver -keep-line: ReadBytes), as any
+//	               reader that hands a line on must keep it
 //	read-ms        from the huge request's first byte written to the answer
 //	               of the ping behind it: the aggregator reads, checks and
 //	               forwards the line before it reads the ping
@@ -41,9 +44,11 @@ func BenchmarkHugeRequest(b *testing.B) {
 	ping := newRequest("ping", "")
 	huge := bigRequest(50 << 20)(c)
 	c.mustCall(c.toolCall("bad:pid", `{}`), "bad:pid") // bad is up
-	var copies, reads, behinds []float64
+	var copies, keeps, reads, behinds []float64
 	for range b.N {
-		copies = append(copies, ms(copyThroughPipe(b, appendRequest(nil, 1, huge))))
+		line := appendRequest(nil, 1, huge)
+		copies = append(copies, ms(copyThroughPipe(b, line, "cat")))
+		keeps = append(keeps, ms(copyThroughPipe(b, line, testserverBin, "-keep-line")))
 		id, ch, start := c.sendAt(huge)
 		pid, pch, pingAt := c.sendAt(ping)
 		if _, err := c.wait(pid, pch, "the ping"); err != nil {
@@ -56,16 +61,17 @@ func BenchmarkHugeRequest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(median(copies), "copy-ms")
+	b.ReportMetric(median(keeps), "keep-ms")
 	b.ReportMetric(median(reads), "read-ms")
 	b.ReportMetric(median(behinds), "behind-ms")
 	b.ReportMetric(slices.Max(behinds), "behind-max-ms")
 }
 
-// copyThroughPipe writes line into the pipe to a process that copies it
-// to its end, cat (its output discarded), and returns how long that took,
-// to the process's exit.
-func copyThroughPipe(b *testing.B, line []byte) time.Duration {
-	cmd := exec.Command("cat")
+// copyThroughPipe writes line into the pipe to a process that reads it to
+// its end (its output discarded), and returns how long that took, to the
+// process's exit.
+func copyThroughPipe(b *testing.B, line []byte, name string, args ...string) time.Duration {
+	cmd := exec.Command(name, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -77,7 +83,7 @@ func copyThroughPipe(b *testing.B, line []byte) time.Duration {
 	_, err = in.Write(line)
 	in.Close()
 	if werr := cmd.Wait(); err != nil || werr != nil {
-		b.Fatalf("cat: %v, %v", err, werr)
+		b.Fatalf("%s: %v, %v", name, err, werr)
 	}
 	return time.Since(start)
 }

@@ -38,6 +38,7 @@ type config struct {
 	malformed      bool          // list and serve what clients cannot read (malformed.go)
 	exitOnDiscover string        // see hostile.go
 	slowRead       time.Duration // read stdin at most 64 KiB at a time, this long apart (see hostile.go)
+	keepLine       bool          // read one line into memory and exit: no server
 }
 
 // knownCaps are the capabilities -caps accepts; subscribe implies resources.
@@ -70,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.hostile, "hostile", false, "also list and serve the misbehaving tools pid, closeout, flood, samplemany, slowline (see hostile.go)")
 	fs.BoolVar(&cfg.malformed, "malformed", false, "also list entries the MCP schema refuses and serve the tool shapeless (see malformed.go)")
 	fs.StringVar(&cfg.exitOnDiscover, "exit-on-discover", "", "on server/discover, exit if FILE does not exist (creating it), else answer -32601 (see hostile.go)")
+	fs.BoolVar(&cfg.keepLine, "keep-line", false, "serve nothing: read one line of stdin into memory (bufio.Reader.ReadBytes) and exit, a reader that keeps a line and does nothing else (BenchmarkHugeRequest)")
 	fs.DurationVar(&cfg.slowRead, "slow-read", 0, "read stdin at most 64 KiB at a time, pausing this long before each read: a server that reads a large request slowly (see hostile.go)")
 	caps := fs.String("caps", "", "comma list of extra capabilities: "+strings.Join(knownCaps, ","))
 	if err := fs.Parse(args); err != nil {

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "testserver:", err)
 		return 2
+	}
+	if cfg.keepLine {
+		if _, err := bufio.NewReaderSize(stdin, 64<<10).ReadBytes('\n'); err != nil {
+			fmt.Fprintln(stderr, "testserver: -keep-line:", err)
+			return 1
+		}
+		return 0
 	}
 	if err := noteStart(cfg); err != nil {
 		fmt.Fprintln(stderr, "testserver:", err)

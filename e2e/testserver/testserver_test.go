@@ -641,3 +641,15 @@ func TestLogToolLevel(t *testing.T) {
 		p.response("1")
 	}
 }
+
+// TestKeepLine: -keep-line reads one line and exits 0, writing nothing; a
+// stream that ends before its newline is an error.
+func TestKeepLine(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-keep-line"}, strings.NewReader(`{"a":1}`+"\nmore"), &out, &errOut); code != 0 || out.Len() > 0 {
+		t.Fatalf("a line: exit %d, wrote %q, stderr %q", code, out.String(), errOut.String())
+	}
+	if code := run([]string{"-keep-line"}, strings.NewReader("no newline"), &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "EOF") {
+		t.Fatalf("no newline: exit %d, stderr %q", code, errOut.String())
+	}
+}
