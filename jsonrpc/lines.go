@@ -22,12 +22,14 @@ const maxHead = 64 << 10
 //
 // A line that ends in the buffer costs what bufio.Reader.ReadBytes costs:
 // one allocation of its size. A longer one is read straight into pieces
-// of the buffer's size (the buffer the first; the reads write them, no
-// copy does), each classified while it is in the cache (plainPieces),
-// and they are joined at its end (joinPieces): about twice its size at
-// the peak, as ReadBytes, which also copies each piece out of its buffer.
-// (Growing one slice instead would peak at 1.5 to 3 times, and keep the
-// spare capacity.)
+// of the buffer's size (the buffer the first, its start maybe moved to
+// the front; the reads write the others, no copy), each classified while
+// it is in the cache (plainPieces), and they are joined at its end
+// (joinPieces): about twice its size at the peak, as ReadBytes, which
+// also copies each piece out of its buffer. (Growing one slice instead
+// would peak at 1.5 to 3 times, and keep the spare capacity.) The pieces
+// are new memory not zeroed first: rd must write every byte it counts,
+// as files and sockets do.
 type lineReader struct {
 	rd         io.Reader
 	buf        []byte // maxHead bytes; buf[start:end] is read and not yet returned
@@ -60,8 +62,9 @@ type longLine struct {
 
 // next returns the next line, newline included (none at the end of the
 // stream), and the error that ended the stream after it, as ReadBytes
-// does. A line over the limit is not returned: long describes it instead,
-// and the rest of it is read by without being kept.
+// does; after that, the same error without reading again. A line over
+// the limit is not returned: long describes it instead, and the rest of
+// it is read by without being kept.
 func (r *lineReader) next() (line []byte, long *longLine, err error) {
 	r.plain.pieces = r.plain.pieces[:0]
 	var pieces [][]byte // the full buffers of a line longer than one
