@@ -125,9 +125,9 @@ func medianOf(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// pipeCopy writes line through a pipe whose other end copy reads, and
+// pipeCopy writes line through a pipe whose other end read reads, and
 // returns how long until its last byte was read.
-func pipeCopy(b *testing.B, line []byte, copy func(io.Reader) (int64, error)) time.Duration {
+func pipeCopy(b *testing.B, line []byte, read func(io.Reader) (int64, error)) time.Duration {
 	r, w, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
@@ -138,7 +138,7 @@ func pipeCopy(b *testing.B, line []byte, copy func(io.Reader) (int64, error)) ti
 		w.Write(line)
 		w.Close()
 	}()
-	n, err := copy(r)
+	n, err := read(r)
 	if err != nil || n != int64(len(line)) {
 		b.Fatalf("copied %d bytes of %d: %v", n, len(line), err)
 	}
